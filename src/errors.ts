@@ -1,0 +1,85 @@
+/**
+ * Every error the public API raises or reports is an `ExtensionHostError` with a string `code`.
+ * A raw ZodError or a bare Error never escapes: unexpected failures are wrapped with `cause`.
+ */
+export const ErrorCode = {
+  /** The executable could not be started (not found, not executable, bad cwd). */
+  SPAWN_FAILED: 'SPAWN_FAILED',
+  /** The process exited before it sent `hello`. */
+  EXITED_BEFORE_HELLO: 'EXITED_BEFORE_HELLO',
+  /** No `hello` frame arrived within the hello timeout. */
+  HELLO_TIMEOUT: 'HELLO_TIMEOUT',
+  /** The first frame was not a valid `hello`. */
+  BAD_HELLO: 'BAD_HELLO',
+  /** A manifest (`extension.json`) is missing, unreadable or invalid. */
+  MANIFEST_INVALID: 'MANIFEST_INVALID',
+  /** A request got no answer before its deadline. */
+  TIMEOUT: 'TIMEOUT',
+  /** A request could not be written before its deadline; the extension's stdin was closed. */
+  WRITE_TIMEOUT: 'WRITE_TIMEOUT',
+  /** The extension process exited (or closed stdout) while the request was pending. */
+  PROCESS_EXITED: 'PROCESS_EXITED',
+  /** The caller aborted the request through its AbortSignal. */
+  ABORTED: 'ABORTED',
+  /** The extension sent a frame larger than the frame cap; its read loop was closed. */
+  FRAME_TOO_LARGE: 'FRAME_TOO_LARGE',
+  /** The extension answered with a frame that does not match the protocol. */
+  BAD_RESPONSE: 'BAD_RESPONSE',
+  /** No registered command has that name. */
+  UNKNOWN_COMMAND: 'UNKNOWN_COMMAND',
+  /** No active tool has that name. */
+  UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+  /** The host (or extension) is not started, or was stopped / reloaded. */
+  NOT_STARTED: 'NOT_STARTED',
+  /** An interceptor threw an error (in-process interceptors). */
+  INTERCEPTOR_FAILED: 'INTERCEPTOR_FAILED',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface ExtensionHostErrorOptions {
+  /** The extension the error is about, when there is one. */
+  extension?: string | undefined;
+  /** The extension's stderr log file, when there is one. */
+  logPath?: string | undefined;
+  /** The underlying error. */
+  cause?: unknown;
+  /** Exit code of the process, for PROCESS_EXITED / EXITED_BEFORE_HELLO. */
+  exitCode?: number | null | undefined;
+  /** Terminating signal of the process, for PROCESS_EXITED / EXITED_BEFORE_HELLO. */
+  signal?: NodeJS.Signals | null | undefined;
+}
+
+export class ExtensionHostError extends Error {
+  override readonly name = 'ExtensionHostError';
+  readonly code: ErrorCode;
+  readonly extension: string | undefined;
+  readonly logPath: string | undefined;
+  readonly exitCode: number | null | undefined;
+  readonly signal: NodeJS.Signals | null | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ExtensionHostErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.extension = options.extension;
+    this.logPath = options.logPath;
+    this.exitCode = options.exitCode;
+    this.signal = options.signal;
+  }
+}
+
+/** True when `value` is an ExtensionHostError (optionally with the given code). */
+export function isExtensionHostError(value: unknown, code?: ErrorCode): value is ExtensionHostError {
+  return value instanceof ExtensionHostError && (code === undefined || value.code === code);
+}
+
+/** Wrap anything thrown into an ExtensionHostError, keeping typed errors as they are. */
+export function toHostError(
+  value: unknown,
+  fallback: ErrorCode,
+  options: ExtensionHostErrorOptions = {},
+): ExtensionHostError {
+  if (value instanceof ExtensionHostError) return value;
+  const message = value instanceof Error ? value.message : String(value);
+  return new ExtensionHostError(fallback, message, { ...options, cause: value });
+}

@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { EXTENSION_FRAME_TYPES, ExtensionFrame } from './frames.js';
+
+export type FrameProblem =
+  | { kind: 'not_json'; message: string }
+  | { kind: 'not_object'; message: string }
+  | { kind: 'unknown_type'; message: string; type: string }
+  | { kind: 'invalid'; message: string; type: string };
+
+export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; problem: FrameProblem };
+
+const PREVIEW = 120;
+
+/** A short, printable excerpt of a line for diagnostics. */
+export function preview(text: string): string {
+  const oneLine = text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
+  return JSON.stringify(oneLine);
+}
+
+/** Human-readable summary of a zod error: `path: message; path: message`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(frame)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** Parses one line from an extension: JSON once, then the frame schema. Never throws. */
+export function decodeExtensionFrame(line: string): DecodedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { ok: false, problem: { kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` } };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problem: { kind: 'not_object', message: `not a JSON object: ${preview(line)}` } };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string' || !EXTENSION_FRAME_TYPES.has(type)) {
+    const shown = typeof type === 'string' ? type : String(type);
+    return {
+      ok: false,
+      problem: { kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` },
+    };
+  }
+  const parsed = ExtensionFrame.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problem: { kind: 'invalid', type, message: `invalid ${type} frame (${describeIssues(parsed.error)})` },
+    };
+  }
+  return { ok: true, frame: parsed.data };
+}
+
+const HAS_LINE_SEPARATOR = /[\u2028\u2029]/;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * One JSON object + LF. U+2028/U+2029 are escaped so that readers which treat them as line breaks
+ * (readline, some editors' tooling) still see one frame per line; the JSON value is unchanged.
+ */
+export function encodeFrame(frame: object): string {
+  const json = JSON.stringify(frame);
+  return `${HAS_LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : json}\n`;
+}

@@ -1,0 +1,105 @@
+import { DEFAULT_MAX_FRAME_BYTES } from './limits.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export interface LineDecoderOptions {
+  /** Largest line in bytes (without LF and CR). @default 4 MiB */
+  maxFrameBytes?: number | undefined;
+}
+
+export type LineSink = (line: string) => void;
+/** Called once when a line exceeds the cap; the decoder ignores everything after it. */
+export type OverflowSink = (bytesSeen: number, limit: number) => void;
+
+/**
+ * Splits a byte stream into lines at LF only. One trailing CR is stripped; UTF-8 is decoded after
+ * the split, so a character cut across chunks survives and U+2028/U+2029 are never line breaks.
+ * Empty (or whitespace-only) lines are skipped. Line assembly is linear in the input: each byte
+ * is scanned once and a multi-chunk line is concatenated once.
+ */
+export class LineDecoder {
+  readonly maxFrameBytes: number;
+  private parts: Buffer[] = [];
+  private pendingBytes = 0;
+  private overflowed = false;
+
+  constructor(
+    private readonly onLine: LineSink,
+    private readonly onOverflow: OverflowSink,
+    options: LineDecoderOptions = {},
+  ) {
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  }
+
+  /** True once a frame exceeded the cap; no more lines are produced. */
+  get closed(): boolean {
+    return this.overflowed;
+  }
+
+  /** Bytes held for a line not yet terminated. */
+  get buffered(): number {
+    return this.pendingBytes;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.overflowed) return;
+    let start = 0;
+    let nl = chunk.indexOf(LF, start);
+    while (nl !== -1) {
+      let line: Buffer;
+      if (this.parts.length === 0) {
+        line = chunk.subarray(start, nl);
+      } else {
+        this.parts.push(chunk.subarray(start, nl));
+        line = Buffer.concat(this.parts, this.pendingBytes + (nl - start));
+        this.parts = [];
+        this.pendingBytes = 0;
+      }
+      // Move past the line before handing it out: a throwing sink must not replay it.
+      start = nl + 1;
+      if (!this.emit(line)) return;
+      nl = chunk.indexOf(LF, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.length - start;
+      this.pendingBytes += rest;
+      if (this.pendingBytes > this.maxFrameBytes + 1) {
+        // +1: a trailing CR is not part of the frame.
+        this.overflow(this.pendingBytes);
+        return;
+      }
+      this.parts.push(start === 0 ? chunk : chunk.subarray(start));
+    }
+  }
+
+  /** Flushes a final unterminated line (at EOF). */
+  end(): void {
+    if (this.overflowed || this.parts.length === 0) return;
+    const line = Buffer.concat(this.parts, this.pendingBytes);
+    this.parts = [];
+    this.pendingBytes = 0;
+    this.emit(line);
+  }
+
+  private emit(bytes: Buffer): boolean {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === CR) end--;
+    if (end > this.maxFrameBytes) {
+      this.overflow(end);
+      return false;
+    }
+    if (end === 0) return true;
+    const text = bytes.toString('utf8', 0, end);
+    if (text.trim().length === 0) return true;
+    this.onLine(text);
+    return true;
+  }
+
+  private overflow(bytes: number): void {
+    this.overflowed = true;
+    this.parts = [];
+    this.pendingBytes = 0;
+    this.onOverflow(bytes, this.maxFrameBytes);
+  }
+}

@@ -1,0 +1,363 @@
+/**
+ * Zod schemas for every frame of the zot extension protocol (../../shared spec, "Wire format").
+ * The schemas are the only definition of the wire types: every type below is inferred from them.
+ *
+ * Rules: unknown extra fields are tolerated (objects are loose); wrong types are not. For frames an
+ * extension sends, `null` is accepted wherever a field is optional and means "absent", because many
+ * languages serialise absent values that way.
+ * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
+ */
+import { z } from 'zod';
+
+/** Optional field that also accepts `null` as "absent". */
+const opt = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+
+/** A JSON object (tool args, JSON Schemas): any keys, any values. */
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+// ---------------------------------------------------------------------------------------------
+// Extension -> host
+// ---------------------------------------------------------------------------------------------
+
+export const HelloFrame = z.looseObject({
+  type: z.literal('hello'),
+  name: z.string(),
+  version: opt(z.string()),
+  capabilities: opt(z.array(z.string())),
+});
+export type HelloFrame = z.infer<typeof HelloFrame>;
+
+export const RegisterCommandFrame = z.looseObject({
+  type: z.literal('register_command'),
+  name: z.string().min(1),
+  description: opt(z.string()),
+});
+export type RegisterCommandFrame = z.infer<typeof RegisterCommandFrame>;
+
+export const RegisterToolFrame = z.looseObject({
+  type: z.literal('register_tool'),
+  name: z.string().min(1),
+  description: opt(z.string()),
+  /** JSON Schema of the tool's args, kept exactly as sent. */
+  schema: opt(JsonObject),
+  /** Registered but not advertised until a tool_result names it in `activate_tools`. */
+  deferred: opt(z.boolean()),
+});
+export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
+
+export const ReadyFrame = z.looseObject({ type: z.literal('ready') });
+export type ReadyFrame = z.infer<typeof ReadyFrame>;
+
+export const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+export type TextBlock = z.infer<typeof TextBlock>;
+
+export const ImageBlock = z.looseObject({
+  type: z.literal('image'),
+  mime_type: z.string(),
+  /** Base64-encoded image bytes. */
+  data: z.string(),
+});
+export type ImageBlock = z.infer<typeof ImageBlock>;
+
+export const ContentBlock = z.discriminatedUnion('type', [TextBlock, ImageBlock]);
+export type ContentBlock = z.infer<typeof ContentBlock>;
+
+export const ToolResultFrame = z.looseObject({
+  type: z.literal('tool_result'),
+  id: z.string(),
+  content: opt(z.array(ContentBlock)),
+  is_error: opt(z.boolean()),
+  activate_tools: opt(z.array(z.string())),
+});
+export type ToolResultFrame = z.infer<typeof ToolResultFrame>;
+
+/** Lifecycle events an extension may observe. */
+export const EVENT_NAMES = [
+  'session_start',
+  'turn_start',
+  'turn_end',
+  'tool_call',
+  'tool_confirmation_requested',
+  'assistant_message',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** Events an extension may intercept. */
+export const INTERCEPT_NAMES = ['tool_call', 'turn_start', 'assistant_message', 'before_agent_start'] as const;
+export const InterceptName = z.enum(INTERCEPT_NAMES);
+export type InterceptName = z.infer<typeof InterceptName>;
+
+export const SubscribeFrame = z.looseObject({
+  type: z.literal('subscribe'),
+  /** Event names to observe. Unknown names are kept (the host may emit custom events). */
+  events: opt(z.array(z.string())),
+  /** Event names to intercept. Unknown names are reported by the host and ignored. */
+  intercept: opt(z.array(z.string())),
+});
+export type SubscribeFrame = z.infer<typeof SubscribeFrame>;
+
+export const EventInterceptResponseFrame = z.looseObject({
+  type: z.literal('event_intercept_response'),
+  id: z.string(),
+  block: opt(z.boolean()),
+  reason: opt(z.string()),
+  // The next three are validated per event by the intercept chain, so that one bad field is
+  // reported and ignored on its own (a bad `modified_args` must not also drop a `block`).
+  /** tool_call: rewritten args; must be a JSON object. */
+  modified_args: z.unknown().optional(),
+  /** assistant_message: replacement user-visible text; a string ("" included). */
+  replace_text: z.unknown().optional(),
+  /** before_agent_start: exact replacement of the system prompt; a string ("" included). */
+  system_prompt: z.unknown().optional(),
+});
+export type EventInterceptResponseFrame = z.infer<typeof EventInterceptResponseFrame>;
+
+export const CommandAction = z.enum(['prompt', 'insert', 'display', 'open_panel', 'noop']);
+export type CommandAction = z.infer<typeof CommandAction>;
+
+/** Content of an extension-owned panel (`open_panel` in command_response). */
+export const PanelSpec = z.looseObject({
+  id: z.string().min(1),
+  title: opt(z.string()),
+  lines: opt(z.array(z.string())),
+  footer: opt(z.string()),
+});
+export type PanelSpec = z.infer<typeof PanelSpec>;
+
+export const CommandResponseFrame = z.looseObject({
+  type: z.literal('command_response'),
+  id: z.string(),
+  /** Absent means `noop` (an error-only response is common). */
+  action: opt(CommandAction),
+  prompt: opt(z.string()),
+  insert: opt(z.string()),
+  display: opt(z.string()),
+  open_panel: opt(PanelSpec),
+  /** Non-empty: shown as an error status line regardless of `action`. */
+  error: opt(z.string()),
+});
+export type CommandResponseFrame = z.infer<typeof CommandResponseFrame>;
+
+export const SubmitFrame = z.looseObject({ type: z.literal('submit'), text: z.string() });
+export type SubmitFrame = z.infer<typeof SubmitFrame>;
+
+export const PanelRenderFrame = z.looseObject({
+  type: z.literal('panel_render'),
+  panel_id: z.string().min(1),
+  title: opt(z.string()),
+  lines: opt(z.array(z.string())),
+  footer: opt(z.string()),
+});
+export type PanelRenderFrame = z.infer<typeof PanelRenderFrame>;
+
+/** `panel_close` goes both ways with the same shape. */
+export const PanelCloseFrame = z.looseObject({ type: z.literal('panel_close'), panel_id: z.string().min(1) });
+export type PanelCloseFrame = z.infer<typeof PanelCloseFrame>;
+
+export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;
+export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
+
+export const NotifyFrame = z.looseObject({
+  type: z.literal('notify'),
+  /** One of info, success, warn, error; the host maps anything else to info with a diagnostic. */
+  level: opt(z.string()),
+  message: z.string(),
+});
+export type NotifyFrame = z.infer<typeof NotifyFrame>;
+
+export const ClearNotesFrame = z.looseObject({ type: z.literal('clear_notes') });
+export type ClearNotesFrame = z.infer<typeof ClearNotesFrame>;
+
+export const ShutdownAckFrame = z.looseObject({ type: z.literal('shutdown_ack') });
+export type ShutdownAckFrame = z.infer<typeof ShutdownAckFrame>;
+
+export const ExtensionFrame = z.discriminatedUnion('type', [
+  HelloFrame,
+  RegisterCommandFrame,
+  RegisterToolFrame,
+  ReadyFrame,
+  ToolResultFrame,
+  SubscribeFrame,
+  EventInterceptResponseFrame,
+  CommandResponseFrame,
+  SubmitFrame,
+  PanelRenderFrame,
+  PanelCloseFrame,
+  NotifyFrame,
+  ClearNotesFrame,
+  ShutdownAckFrame,
+]);
+/** Any frame an extension may send to the host. */
+export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
+export type ExtensionFrameType = ExtensionFrame['type'];
+
+export const EXTENSION_FRAME_TYPES: ReadonlySet<string> = new Set<ExtensionFrameType>([
+  'hello',
+  'register_command',
+  'register_tool',
+  'ready',
+  'tool_result',
+  'subscribe',
+  'event_intercept_response',
+  'command_response',
+  'submit',
+  'panel_render',
+  'panel_close',
+  'notify',
+  'clear_notes',
+  'shutdown_ack',
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Host -> extension
+// ---------------------------------------------------------------------------------------------
+
+export const HelloAckFrame = z.looseObject({
+  type: z.literal('hello_ack'),
+  protocol_version: z.number().int(),
+  zot_version: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  cwd: z.string(),
+  extension_dir: z.string(),
+  data_dir: z.string(),
+});
+export type HelloAckFrame = z.infer<typeof HelloAckFrame>;
+
+export const CommandInvokedFrame = z.looseObject({
+  type: z.literal('command_invoked'),
+  id: z.string(),
+  name: z.string(),
+  args: z.string(),
+});
+export type CommandInvokedFrame = z.infer<typeof CommandInvokedFrame>;
+
+export const ToolCallFrame = z.looseObject({
+  type: z.literal('tool_call'),
+  id: z.string(),
+  name: z.string(),
+  args: JsonObject,
+});
+export type ToolCallFrame = z.infer<typeof ToolCallFrame>;
+
+const eventBase = { type: z.literal('event') };
+
+export const SessionStartEvent = z.looseObject({ ...eventBase, event: z.literal('session_start') });
+export const TurnStartEvent = z.looseObject({ ...eventBase, event: z.literal('turn_start'), step: z.number() });
+export const TurnEndEvent = z.looseObject({ ...eventBase, event: z.literal('turn_end'), stop: z.string() });
+export const ToolCallEvent = z.looseObject({
+  ...eventBase,
+  event: z.literal('tool_call'),
+  tool_id: z.string(),
+  tool_name: z.string(),
+  tool_args: JsonObject,
+});
+export const ToolConfirmationRequestedEvent = z.looseObject({
+  ...eventBase,
+  event: z.literal('tool_confirmation_requested'),
+  tool_id: z.string(),
+  tool_name: z.string(),
+  tool_preview: z.string(),
+});
+export const AssistantMessageEvent = z.looseObject({
+  ...eventBase,
+  event: z.literal('assistant_message'),
+  text: z.string(),
+});
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
+/** Any other event name the embedding agent chooses to emit. */
+export const CustomEvent = z.looseObject({
+  ...eventBase,
+  event: z.string().refine((name) => !KNOWN_EVENTS.has(name), 'known events must match their schema'),
+});
+
+export const EventFrame = z.union([
+  SessionStartEvent,
+  TurnStartEvent,
+  TurnEndEvent,
+  ToolCallEvent,
+  ToolConfirmationRequestedEvent,
+  AssistantMessageEvent,
+  CustomEvent,
+]);
+export type EventFrame = z.infer<typeof EventFrame>;
+
+const interceptBase = { type: z.literal('event_intercept'), id: z.string() };
+
+export const ToolCallIntercept = z.looseObject({
+  ...interceptBase,
+  event: z.literal('tool_call'),
+  tool_id: z.string(),
+  tool_name: z.string(),
+  tool_args: JsonObject,
+});
+export const TurnStartIntercept = z.looseObject({ ...interceptBase, event: z.literal('turn_start'), step: z.number() });
+export const AssistantMessageIntercept = z.looseObject({
+  ...interceptBase,
+  event: z.literal('assistant_message'),
+  text: z.string(),
+});
+export const BeforeAgentStartIntercept = z.looseObject({
+  ...interceptBase,
+  event: z.literal('before_agent_start'),
+  session_id: z.string(),
+  agent_run_id: z.string(),
+  cwd: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  system_prompt: z.string(),
+});
+
+export const EventInterceptFrame = z.discriminatedUnion('event', [
+  ToolCallIntercept,
+  TurnStartIntercept,
+  AssistantMessageIntercept,
+  BeforeAgentStartIntercept,
+]);
+export type EventInterceptFrame = z.infer<typeof EventInterceptFrame>;
+
+export const PANEL_KEYS = [
+  'up',
+  'down',
+  'left',
+  'right',
+  'enter',
+  'esc',
+  'tab',
+  'pageup',
+  'pagedown',
+  'home',
+  'end',
+  'backspace',
+  'delete',
+  'rune',
+] as const;
+export const PanelKeyName = z.enum(PANEL_KEYS);
+export type PanelKeyName = z.infer<typeof PanelKeyName>;
+
+export const PanelKeyFrame = z.looseObject({
+  type: z.literal('panel_key'),
+  panel_id: z.string(),
+  key: PanelKeyName,
+  /** The typed character, for `key: "rune"`. */
+  text: z.string().optional(),
+});
+export type PanelKeyFrame = z.infer<typeof PanelKeyFrame>;
+
+export const ShutdownFrame = z.looseObject({ type: z.literal('shutdown') });
+export type ShutdownFrame = z.infer<typeof ShutdownFrame>;
+
+export const HostFrame = z.union([
+  HelloAckFrame,
+  CommandInvokedFrame,
+  ToolCallFrame,
+  EventFrame,
+  EventInterceptFrame,
+  PanelKeyFrame,
+  PanelCloseFrame,
+  ShutdownFrame,
+]);
+/** Any frame the host may send to an extension. */
+export type HostFrame = z.infer<typeof HostFrame>;

@@ -1,0 +1,8 @@
+/** Protocol version sent in `hello_ack.protocol_version`. */
+export const PROTOCOL_VERSION = 1;
+
+/** Largest accepted frame (one line, without its LF): 4 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** Largest accepted `system_prompt` replacement, measured as its JSON encoding: 1 MiB. */
+export const MAX_SYSTEM_PROMPT_BYTES = 1024 * 1024;

@@ -1,0 +1,17 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  treeshake: true,
+  // p-timeout is ESM-only: bundle it so require() works.
+  noExternal: ['p-timeout'],
+});
