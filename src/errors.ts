@@ -31,6 +31,8 @@ export const ErrorCode = {
   UNKNOWN_TOOL: 'UNKNOWN_TOOL',
   /** The host (or extension) is not started, or was stopped / reloaded. */
   NOT_STARTED: 'NOT_STARTED',
+  /** The embedding agent passed something invalid (an unknown panel key, a malformed event). */
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** An interceptor threw an error (in-process interceptors). */
   INTERCEPTOR_FAILED: 'INTERCEPTOR_FAILED',
 } as const;

@@ -5,7 +5,7 @@ export type FrameProblem =
   | { kind: 'not_json'; message: string }
   | { kind: 'not_object'; message: string }
   | { kind: 'unknown_type'; message: string; type: string }
-  | { kind: 'invalid'; message: string; type: string };
+  | { kind: 'invalid'; message: string; type: string; id?: string | undefined };
 
 export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; problem: FrameProblem };
 
@@ -46,9 +46,15 @@ export function decodeExtensionFrame(line: string): DecodedFrame {
   }
   const parsed = ExtensionFrame.safeParse(value);
   if (!parsed.success) {
+    const id = (value as { id?: unknown }).id;
     return {
       ok: false,
-      problem: { kind: 'invalid', type, message: `invalid ${type} frame (${describeIssues(parsed.error)})` },
+      problem: {
+        kind: 'invalid',
+        type,
+        message: `invalid ${type} frame (${describeIssues(parsed.error)})`,
+        id: typeof id === 'string' ? id : undefined,
+      },
     };
   }
   return { ok: true, frame: parsed.data };

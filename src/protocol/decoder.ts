@@ -64,8 +64,9 @@ export class LineDecoder {
     if (start < chunk.length) {
       const rest = chunk.length - start;
       this.pendingBytes += rest;
-      if (this.pendingBytes > this.maxFrameBytes + 1) {
-        // +1: a trailing CR is not part of the frame.
+      // One byte over the cap is only allowed when it is a CR that an LF may still follow.
+      const over = this.pendingBytes - this.maxFrameBytes;
+      if (over > 1 || (over === 1 && chunk[chunk.length - 1] !== CR)) {
         this.overflow(this.pendingBytes);
         return;
       }

@@ -2,7 +2,9 @@
  * Zod schemas for every frame of the zot extension protocol (../../shared spec, "Wire format").
  * The schemas are the only definition of the wire types: every type below is inferred from them.
  *
- * Rules: unknown extra fields are tolerated (objects are loose); wrong types are not. For frames an
+ * Rules: unknown extra fields are tolerated but NOT kept (z.object strips them), so the inferred types
+ * have no index signature and stay precise; only `hello` keeps them (z.looseObject), so an extension
+ * can send extra metadata that the host exposes. Wrong types are rejected. For frames an
  * extension sends, `null` is accepted wherever a field is optional and means "absent", because many
  * languages serialise absent values that way.
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
@@ -29,14 +31,14 @@ export const HelloFrame = z.looseObject({
 });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 
-export const RegisterCommandFrame = z.looseObject({
+export const RegisterCommandFrame = z.object({
   type: z.literal('register_command'),
   name: z.string().min(1),
   description: opt(z.string()),
 });
 export type RegisterCommandFrame = z.infer<typeof RegisterCommandFrame>;
 
-export const RegisterToolFrame = z.looseObject({
+export const RegisterToolFrame = z.object({
   type: z.literal('register_tool'),
   name: z.string().min(1),
   description: opt(z.string()),
@@ -47,13 +49,13 @@ export const RegisterToolFrame = z.looseObject({
 });
 export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
 
-export const ReadyFrame = z.looseObject({ type: z.literal('ready') });
+export const ReadyFrame = z.object({ type: z.literal('ready') });
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
-export const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
 export type TextBlock = z.infer<typeof TextBlock>;
 
-export const ImageBlock = z.looseObject({
+export const ImageBlock = z.object({
   type: z.literal('image'),
   mime_type: z.string(),
   /** Base64-encoded image bytes. */
@@ -64,7 +66,7 @@ export type ImageBlock = z.infer<typeof ImageBlock>;
 export const ContentBlock = z.discriminatedUnion('type', [TextBlock, ImageBlock]);
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
-export const ToolResultFrame = z.looseObject({
+export const ToolResultFrame = z.object({
   type: z.literal('tool_result'),
   id: z.string(),
   content: opt(z.array(ContentBlock)),
@@ -89,7 +91,7 @@ export const INTERCEPT_NAMES = ['tool_call', 'turn_start', 'assistant_message', 
 export const InterceptName = z.enum(INTERCEPT_NAMES);
 export type InterceptName = z.infer<typeof InterceptName>;
 
-export const SubscribeFrame = z.looseObject({
+export const SubscribeFrame = z.object({
   type: z.literal('subscribe'),
   /** Event names to observe. Unknown names are kept (the host may emit custom events). */
   events: opt(z.array(z.string())),
@@ -98,7 +100,7 @@ export const SubscribeFrame = z.looseObject({
 });
 export type SubscribeFrame = z.infer<typeof SubscribeFrame>;
 
-export const EventInterceptResponseFrame = z.looseObject({
+export const EventInterceptResponseFrame = z.object({
   type: z.literal('event_intercept_response'),
   id: z.string(),
   block: opt(z.boolean()),
@@ -118,7 +120,7 @@ export const CommandAction = z.enum(['prompt', 'insert', 'display', 'open_panel'
 export type CommandAction = z.infer<typeof CommandAction>;
 
 /** Content of an extension-owned panel (`open_panel` in command_response). */
-export const PanelSpec = z.looseObject({
+export const PanelSpec = z.object({
   id: z.string().min(1),
   title: opt(z.string()),
   lines: opt(z.array(z.string())),
@@ -126,7 +128,7 @@ export const PanelSpec = z.looseObject({
 });
 export type PanelSpec = z.infer<typeof PanelSpec>;
 
-export const CommandResponseFrame = z.looseObject({
+export const CommandResponseFrame = z.object({
   type: z.literal('command_response'),
   id: z.string(),
   /** Absent means `noop` (an error-only response is common). */
@@ -140,10 +142,10 @@ export const CommandResponseFrame = z.looseObject({
 });
 export type CommandResponseFrame = z.infer<typeof CommandResponseFrame>;
 
-export const SubmitFrame = z.looseObject({ type: z.literal('submit'), text: z.string() });
+export const SubmitFrame = z.object({ type: z.literal('submit'), text: z.string() });
 export type SubmitFrame = z.infer<typeof SubmitFrame>;
 
-export const PanelRenderFrame = z.looseObject({
+export const PanelRenderFrame = z.object({
   type: z.literal('panel_render'),
   panel_id: z.string().min(1),
   title: opt(z.string()),
@@ -153,13 +155,13 @@ export const PanelRenderFrame = z.looseObject({
 export type PanelRenderFrame = z.infer<typeof PanelRenderFrame>;
 
 /** `panel_close` goes both ways with the same shape. */
-export const PanelCloseFrame = z.looseObject({ type: z.literal('panel_close'), panel_id: z.string().min(1) });
+export const PanelCloseFrame = z.object({ type: z.literal('panel_close'), panel_id: z.string().min(1) });
 export type PanelCloseFrame = z.infer<typeof PanelCloseFrame>;
 
 export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;
 export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
 
-export const NotifyFrame = z.looseObject({
+export const NotifyFrame = z.object({
   type: z.literal('notify'),
   /** One of info, success, warn, error; the host maps anything else to info with a diagnostic. */
   level: opt(z.string()),
@@ -167,10 +169,10 @@ export const NotifyFrame = z.looseObject({
 });
 export type NotifyFrame = z.infer<typeof NotifyFrame>;
 
-export const ClearNotesFrame = z.looseObject({ type: z.literal('clear_notes') });
+export const ClearNotesFrame = z.object({ type: z.literal('clear_notes') });
 export type ClearNotesFrame = z.infer<typeof ClearNotesFrame>;
 
-export const ShutdownAckFrame = z.looseObject({ type: z.literal('shutdown_ack') });
+export const ShutdownAckFrame = z.object({ type: z.literal('shutdown_ack') });
 export type ShutdownAckFrame = z.infer<typeof ShutdownAckFrame>;
 
 export const ExtensionFrame = z.discriminatedUnion('type', [
@@ -214,7 +216,7 @@ export const EXTENSION_FRAME_TYPES: ReadonlySet<string> = new Set<ExtensionFrame
 // Host -> extension
 // ---------------------------------------------------------------------------------------------
 
-export const HelloAckFrame = z.looseObject({
+export const HelloAckFrame = z.object({
   type: z.literal('hello_ack'),
   protocol_version: z.number().int(),
   zot_version: z.string(),
@@ -226,7 +228,7 @@ export const HelloAckFrame = z.looseObject({
 });
 export type HelloAckFrame = z.infer<typeof HelloAckFrame>;
 
-export const CommandInvokedFrame = z.looseObject({
+export const CommandInvokedFrame = z.object({
   type: z.literal('command_invoked'),
   id: z.string(),
   name: z.string(),
@@ -234,7 +236,7 @@ export const CommandInvokedFrame = z.looseObject({
 });
 export type CommandInvokedFrame = z.infer<typeof CommandInvokedFrame>;
 
-export const ToolCallFrame = z.looseObject({
+export const ToolCallFrame = z.object({
   type: z.literal('tool_call'),
   id: z.string(),
   name: z.string(),
@@ -244,24 +246,24 @@ export type ToolCallFrame = z.infer<typeof ToolCallFrame>;
 
 const eventBase = { type: z.literal('event') };
 
-export const SessionStartEvent = z.looseObject({ ...eventBase, event: z.literal('session_start') });
-export const TurnStartEvent = z.looseObject({ ...eventBase, event: z.literal('turn_start'), step: z.number() });
-export const TurnEndEvent = z.looseObject({ ...eventBase, event: z.literal('turn_end'), stop: z.string() });
-export const ToolCallEvent = z.looseObject({
+export const SessionStartEvent = z.object({ ...eventBase, event: z.literal('session_start') });
+export const TurnStartEvent = z.object({ ...eventBase, event: z.literal('turn_start'), step: z.number() });
+export const TurnEndEvent = z.object({ ...eventBase, event: z.literal('turn_end'), stop: z.string() });
+export const ToolCallEvent = z.object({
   ...eventBase,
   event: z.literal('tool_call'),
   tool_id: z.string(),
   tool_name: z.string(),
   tool_args: JsonObject,
 });
-export const ToolConfirmationRequestedEvent = z.looseObject({
+export const ToolConfirmationRequestedEvent = z.object({
   ...eventBase,
   event: z.literal('tool_confirmation_requested'),
   tool_id: z.string(),
   tool_name: z.string(),
   tool_preview: z.string(),
 });
-export const AssistantMessageEvent = z.looseObject({
+export const AssistantMessageEvent = z.object({
   ...eventBase,
   event: z.literal('assistant_message'),
   text: z.string(),
@@ -286,20 +288,20 @@ export type EventFrame = z.infer<typeof EventFrame>;
 
 const interceptBase = { type: z.literal('event_intercept'), id: z.string() };
 
-export const ToolCallIntercept = z.looseObject({
+export const ToolCallIntercept = z.object({
   ...interceptBase,
   event: z.literal('tool_call'),
   tool_id: z.string(),
   tool_name: z.string(),
   tool_args: JsonObject,
 });
-export const TurnStartIntercept = z.looseObject({ ...interceptBase, event: z.literal('turn_start'), step: z.number() });
-export const AssistantMessageIntercept = z.looseObject({
+export const TurnStartIntercept = z.object({ ...interceptBase, event: z.literal('turn_start'), step: z.number() });
+export const AssistantMessageIntercept = z.object({
   ...interceptBase,
   event: z.literal('assistant_message'),
   text: z.string(),
 });
-export const BeforeAgentStartIntercept = z.looseObject({
+export const BeforeAgentStartIntercept = z.object({
   ...interceptBase,
   event: z.literal('before_agent_start'),
   session_id: z.string(),
@@ -337,7 +339,7 @@ export const PANEL_KEYS = [
 export const PanelKeyName = z.enum(PANEL_KEYS);
 export type PanelKeyName = z.infer<typeof PanelKeyName>;
 
-export const PanelKeyFrame = z.looseObject({
+export const PanelKeyFrame = z.object({
   type: z.literal('panel_key'),
   panel_id: z.string(),
   key: PanelKeyName,
@@ -346,7 +348,7 @@ export const PanelKeyFrame = z.looseObject({
 });
 export type PanelKeyFrame = z.infer<typeof PanelKeyFrame>;
 
-export const ShutdownFrame = z.looseObject({ type: z.literal('shutdown') });
+export const ShutdownFrame = z.object({ type: z.literal('shutdown') });
 export type ShutdownFrame = z.infer<typeof ShutdownFrame>;
 
 export const HostFrame = z.union([

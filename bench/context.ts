@@ -1,0 +1,121 @@
+/** What every scenario gets from the runner: sizes, run count, the host module, a workspace. */
+import type { BenchWorkspace } from './extensions.js';
+import type { HostModule } from './host.js';
+import { IMPLS, type Impl } from './report.js';
+
+export interface Sizes {
+  /** Sequential small calls measured per run (round trip percentiles). */
+  rttCalls: number;
+  /** Calls per pipelined run, and how many are kept in flight. */
+  pipelinedCalls: number;
+  inFlight: number;
+  /** Sequential calls per run returning 64 KiB and 1 MiB. */
+  calls64k: number;
+  calls1m: number;
+  /** Extension counts for start-to-ready. */
+  startCounts: number[];
+  /** Largest start count the MCP column is measured for (each MCP server loads the SDK). */
+  mcpStartMax: number;
+  /** Interceptor counts, and chains measured per run. */
+  interceptCounts: number[];
+  interceptCalls: number;
+  /** Subscribers and emits per run for fan-out. */
+  fanoutSubscribers: number;
+  fanoutEmits: number;
+  /** Idle extensions for the memory scenario. */
+  memoryExtensions: number;
+  /** Manifests for the discovery scenario. */
+  manifests: number;
+}
+
+export const FULL: Sizes = {
+  rttCalls: 3000,
+  pipelinedCalls: 30_000,
+  inFlight: 64,
+  calls64k: 200,
+  calls1m: 30,
+  startCounts: [1, 20, 50],
+  mcpStartMax: 20,
+  interceptCounts: [1, 5, 10],
+  interceptCalls: 1000,
+  fanoutSubscribers: 20,
+  fanoutEmits: 1000,
+  memoryExtensions: 50,
+  manifests: 1000,
+};
+
+export const QUICK: Sizes = {
+  ...FULL,
+  rttCalls: 600,
+  pipelinedCalls: 6000,
+  calls64k: 40,
+  calls1m: 8,
+  mcpStartMax: 1,
+  interceptCalls: 200,
+  fanoutEmits: 300,
+  memoryExtensions: 20,
+};
+
+export interface BenchContext {
+  quick: boolean;
+  runs: number;
+  sizes: Sizes;
+  host: HostModule;
+  workspace: BenchWorkspace;
+  /** A progress line on stderr. */
+  progress(message: string): void;
+  /** Failures worth printing under the table. */
+  problems: string[];
+}
+
+/**
+ * Runs one measurement of `impl`; if it throws, the problem is recorded and `impl` is skipped for
+ * the rest of the scenario (so the per-run pairing of the remaining values stays aligned).
+ */
+export async function guarded(
+  ctx: BenchContext,
+  scenario: string,
+  impl: Impl,
+  disabled: Set<Impl>,
+  measure: () => Promise<void>,
+): Promise<void> {
+  if (disabled.has(impl)) return;
+  try {
+    await measure();
+  } catch (error) {
+    disabled.add(impl);
+    ctx.problems.push(`${scenario}: ${impl} failed: ${(error as Error).message}`);
+  }
+}
+
+/** A/B/A/B: run r starts with a different implementation, so no side always goes first. */
+export function order(run: number, impls: readonly Impl[] = IMPLS): Impl[] {
+  const k = run % impls.length;
+  return [...impls.slice(k), ...impls.slice(0, k)];
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** True when the runner was started with --expose-gc. */
+export const hasGc = typeof gc === 'function';
+
+/** Collects garbage (when exposed) so one measurement does not pay for the previous one's. */
+export function collect(): void {
+  if (gc !== undefined) {
+    gc();
+    gc();
+  }
+}
+
+export function nowNs(): bigint {
+  return process.hrtime.bigint();
+}
+
+export function elapsedMs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Lets pending I/O callbacks run (between fan-out emits, after startup). */
+export function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

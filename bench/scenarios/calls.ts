@@ -1,0 +1,172 @@
+/**
+ * Tool calls through one extension: small round trip (one at a time), pipelined (64 in flight),
+ * and 64 KiB / 1 MiB results. One session per run and implementation; runs are interleaved.
+ */
+import { collect, elapsedMs, guarded, nowNs, order, type BenchContext } from '../context.js';
+import { cpuTimeNs } from '../cpu.js';
+import { hostCall, startHost } from '../host.js';
+import { McpEcho } from '../mcp/client.js';
+import { RawPeer } from '../raw.js';
+import { all, cmp, emptyValues, type Impl, type Row } from '../report.js';
+import { percentile } from '../stats.js';
+
+type Args = Record<string, unknown>;
+interface Session {
+  call(args: Args): Promise<string>;
+  close(): Promise<void>;
+}
+
+const SMALL: Args = { x: 1 };
+const SMALL_TEXT = JSON.stringify(SMALL);
+const KIB64 = 64 * 1024;
+const MIB1 = 1024 * 1024;
+
+export type CallScenario = 'rtt' | 'pipelined' | 'large';
+
+async function open(impl: Impl, ctx: BenchContext): Promise<Session | undefined> {
+  if (impl === 'mcp') {
+    const mcp = await McpEcho.connect();
+    return { call: (args) => mcp.call(args), close: () => mcp.close() };
+  }
+  const ext = ctx.workspace.extension();
+  if (impl === 'raw') {
+    const peer = await RawPeer.spawn({ command: ext.command, args: ext.args, cwd: ext.dir });
+    await peer.handshake();
+    return { call: (args) => peer.call('echo', args), close: () => peer.close() };
+  }
+  if (!ctx.host.ok) return undefined;
+  const host = await startHost(ctx.host.ExtensionHost, ctx.workspace, [ext]);
+  return { call: (args) => hostCall(host, 'echo', args), close: () => host.stop() };
+}
+
+async function sequential(session: Session, count: number, args: Args, expectLength: number): Promise<number[]> {
+  const samples = new Array<number>(count);
+  for (let i = 0; i < count; i++) {
+    const t = nowNs();
+    const text = await session.call(args);
+    samples[i] = Number(nowNs() - t);
+    if (text.length !== expectLength) throw new Error(`result of ${text.length} bytes, expected ${expectLength}`);
+  }
+  return samples;
+}
+
+/** Keeps `inFlight` calls outstanding until `total` have been answered. */
+function pipeline(session: Session, total: number, inFlight: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let issued = 0;
+    let done = 0;
+    const next = (): void => {
+      if (issued >= total) return;
+      issued++;
+      session.call(SMALL).then(() => {
+        if (++done === total) resolve();
+        else next();
+      }, reject);
+    };
+    for (let i = 0; i < inFlight; i++) next();
+  });
+}
+
+export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScenario>): Promise<Row[]> {
+  const { sizes } = ctx;
+  const p50 = emptyValues();
+  const p99 = emptyValues();
+  const rate = emptyValues();
+  const cpu = emptyValues();
+  const big64 = emptyValues();
+  const big1m = emptyValues();
+
+  const measure = async (session: Session, impl: Impl): Promise<void> => {
+    // Warm-up: JIT on both sides, buffers grown.
+    await sequential(session, 200, SMALL, SMALL_TEXT.length);
+    await pipeline(session, 2000, sizes.inFlight);
+
+    if (selected.has('rtt')) {
+      collect();
+      const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
+      p50[impl].push(percentile(samples, 50) / 1e3);
+      p99[impl].push(percentile(samples, 99) / 1e3);
+    }
+    if (selected.has('pipelined')) {
+      collect();
+      const cpu0 = cpuTimeNs();
+      const t0 = nowNs();
+      await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
+      const ms = elapsedMs(t0);
+      const cpuNs = Number(cpuTimeNs() - cpu0);
+      rate[impl].push(sizes.pipelinedCalls / (ms / 1e3));
+      cpu[impl].push(cpuNs / 1e3 / sizes.pipelinedCalls);
+    }
+    if (selected.has('large')) {
+      await sequential(session, 2, { size: MIB1 }, MIB1);
+      collect();
+      big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
+      collect();
+      big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
+    }
+  };
+
+  const disabled = new Set<Impl>();
+  for (let run = 0; run < ctx.runs; run++) {
+    for (const impl of order(run)) {
+      await guarded(ctx, 'calls', impl, disabled, async () => {
+        const session = await open(impl, ctx);
+        if (session === undefined) return;
+        ctx.progress(`calls: run ${run + 1}/${ctx.runs} ${impl}`);
+        try {
+          await measure(session, impl);
+        } finally {
+          await session.close();
+        }
+      });
+    }
+  }
+
+  const rows: Row[] = [];
+  if (selected.has('rtt')) {
+    rows.push({
+      scenario: 'small round trip',
+      metric: 'p50',
+      unit: 'us',
+      values: p50,
+      target: {
+        text: '<= 1.10x raw; < 0.5x mcp',
+        check: (m) => all(cmp(m.ratio, '<=', 1.1), cmp(m.host, '<', m.mcp === undefined ? undefined : m.mcp / 2)),
+      },
+    });
+    rows.push({ scenario: 'small round trip', metric: 'p99', unit: 'us', values: p99 });
+  }
+  if (selected.has('pipelined')) {
+    rows.push({
+      scenario: `pipelined, ${sizes.inFlight} in flight`,
+      metric: 'throughput',
+      unit: 'replies/s',
+      values: rate,
+      target: {
+        text: '>= 0.90x raw; >= 4x mcp',
+        check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
+      },
+    });
+    rows.push({
+      scenario: `pipelined, ${sizes.inFlight} in flight`,
+      metric: 'parent CPU',
+      unit: 'us/call',
+      values: cpu,
+      target: {
+        text: '<= raw + 1.5 us',
+        check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5),
+      },
+    });
+  }
+  if (selected.has('large')) {
+    rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });
+    rows.push({
+      scenario: '1 MiB result',
+      metric: 'round trip p50',
+      unit: 'ms',
+      values: big1m,
+      target: { text: '<= 1.10x raw', check: (m) => cmp(m.ratio, '<=', 1.1) },
+    });
+  }
+  return rows;
+}

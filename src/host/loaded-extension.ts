@@ -1,0 +1,77 @@
+import { ExtensionHostError } from '../errors.js';
+import type { ExtensionProcess } from '../process/extension-process.js';
+import type { ExtensionInfo, ExtensionState, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+
+/** The host's record of one extension: its connection, state and what it registered. */
+export class LoadedExtension {
+  state: ExtensionState = 'starting';
+  readyVia: ReadyVia | undefined;
+  readyMs: number | undefined;
+  error: ExtensionHostError | undefined;
+  version: string | undefined;
+  capabilities: string[] = [];
+  readonly commands = new Map<string, RegisteredCommand & { key: string }>();
+  readonly tools = new Map<string, RegisteredTool & { schema: Record<string, unknown> }>();
+  readonly events = new Set<string>();
+  readonly intercept = new Set<string>();
+  /** Resolves when the extension is ready, failed or gone. */
+  readonly settled: Promise<void>;
+  private resolveSettled!: () => void;
+  readonly startedAt = performance.now();
+  lastFrameAt = 0;
+
+  constructor(
+    readonly name: string,
+    readonly dir: string,
+    readonly source: ExtensionInfo['source'],
+    readonly order: number,
+    readonly process: ExtensionProcess,
+  ) {
+    this.settled = new Promise((resolve) => {
+      this.resolveSettled = resolve;
+    });
+  }
+
+  get logPath(): string {
+    return this.process.logPath;
+  }
+
+  markReady(via: ReadyVia): boolean {
+    if (this.state !== 'starting' || this.process.hello === undefined) return false;
+    this.state = 'ready';
+    this.readyVia = via;
+    this.readyMs = Math.round(performance.now() - this.startedAt);
+    this.resolveSettled();
+    return true;
+  }
+
+  /** Moves to a terminal state; returns the previous state when it changed. */
+  end(state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): ExtensionState | undefined {
+    if (this.state === 'failed' || this.state === 'exited' || this.state === 'stopped') return undefined;
+    const previous = this.state;
+    this.state = state;
+    if (error !== undefined) this.error = error;
+    this.resolveSettled();
+    return previous;
+  }
+
+  info(): ExtensionInfo {
+    return {
+      name: this.name,
+      dir: this.dir,
+      source: this.source,
+      state: this.state,
+      pid: this.process.pid,
+      logPath: this.logPath,
+      version: this.version,
+      capabilities: [...this.capabilities],
+      readyVia: this.readyVia,
+      readyMs: this.readyMs,
+      commands: [...this.commands.values()].map(({ name, description, active }) => ({ name, description, active })),
+      tools: [...this.tools.values()].map(({ name, description, deferred, active }) => ({ name, description, deferred, active })),
+      subscriptions: { events: [...this.events], intercept: [...this.intercept] },
+      error: this.error,
+      order: this.order,
+    };
+  }
+}

@@ -1,0 +1,258 @@
+import type { Readable, Writable } from 'node:stream';
+import type { ExtensionHostError } from '../errors.js';
+import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
+import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+
+/** Timeouts in milliseconds. Every field is optional; the defaults are the spec's. */
+export interface HostTimeouts {
+  /** First frame (`hello`) after spawn. @default 5000 */
+  hello?: number | undefined;
+  /** Longest wait for `ready` after hello. @default 3000 */
+  ready?: number | undefined;
+  /** An extension that sends no frame for this long after hello is auto-readied (legacy SDKs never send `ready`). @default 250 */
+  readyIdle?: number | undefined;
+  /** `command_invoked` -> `command_response`. @default 30000 */
+  command?: number | undefined;
+  /** `tool_call` -> `tool_result`. @default 60000 */
+  tool?: number | undefined;
+  /** `event_intercept` -> response, including the request write. @default 5000 */
+  intercept?: number | undefined;
+  /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
+  shutdown?: number | undefined;
+}
+
+/** Who an action came from. */
+export interface Origin {
+  /** The extension's manifest name. */
+  extension: string;
+}
+
+/** A panel as the UI should show it. */
+export interface PanelView extends Origin {
+  panelId: string;
+  title?: string | undefined;
+  lines: string[];
+  footer?: string | undefined;
+}
+
+export interface NoteView extends Origin {
+  level: NotifyLevel;
+  message: string;
+}
+
+/** A problem the embedding agent may show (the spec's "host warning"). */
+export interface HostWarning {
+  message: string;
+  extension?: string | undefined;
+  logPath?: string | undefined;
+  code?: string | undefined;
+  error?: ExtensionHostError | undefined;
+}
+
+/**
+ * What the host asks the embedding agent to do. All optional; a missing callback means the agent
+ * does not support that action (for example no `submit` in print mode: submit frames are ignored).
+ * Callbacks are called synchronously from frame handling; a callback that throws is reported as a
+ * warning and never breaks the host.
+ */
+export interface HostCallbacks {
+  /** A command answered `prompt`: submit `text` as a fresh user message and run a turn. */
+  prompt?: ((action: { text: string; command: string } & Origin) => void) | undefined;
+  /** An extension sent `submit`: run it as a user prompt now, or queue it behind the running turn. */
+  submit?: ((action: { text: string } & Origin) => void) | undefined;
+  /** A command answered `insert`: put `text` into the editor at the cursor, without submitting. */
+  insert?: ((action: { text: string; command: string } & Origin) => void) | undefined;
+  /** A command answered `display`: show `text` as a one-shot note (not sent to the model). */
+  display?: ((action: { text: string; command: string } & Origin) => void) | undefined;
+  /** An extension sent `notify` (or a command answered with `error`, as level `error`). */
+  notify?: ((note: NoteView) => void) | undefined;
+  /** Remove every note this extension pushed. */
+  clearNotes?: ((origin: Origin) => void) | undefined;
+  /** Show a new panel and give it focus. */
+  openPanel?: ((panel: PanelView) => void) | undefined;
+  /** Redraw an open panel. */
+  renderPanel?: ((panel: PanelView) => void) | undefined;
+  /** A panel closed (by its extension, by `host.closePanel`, or because its extension went away). */
+  closePanel?: ((panel: { panelId: string; by: 'extension' | 'host' | 'exit' } & Origin) => void) | undefined;
+  /** The set of active tools changed: rebuild the model's tool list from `tools`. */
+  toolsChanged?: ((tools: ToolInfo[]) => void) | undefined;
+  /** Something went wrong that a person may want to see (load errors, crashes, bad frames). */
+  warning?: ((warning: HostWarning) => void) | undefined;
+}
+
+/** An extension that runs in this process over a pair of streams (see `zot-extension-host/testing`). */
+export interface InMemoryExtension {
+  name: string;
+  /** Directory reported as extension_dir/data_dir. @default the host's cwd */
+  dir?: string | undefined;
+  /** Called once per start: returns the streams the host writes to and reads from. */
+  connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
+}
+
+export interface ExtensionHostOptions {
+  /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
+  cwd?: string | undefined;
+  /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
+  appName?: string | undefined;
+  /** Home directory. @default $<APP>_HOME, else the spec's platform rules */
+  home?: string | undefined;
+  /** Extension directories loaded first (like `--ext`), in this order; remembered by reload(). @default [] */
+  explicit?: readonly string[] | undefined;
+  /** false = load explicit (and in-memory) extensions only. @default true */
+  discover?: boolean | undefined;
+  /** Extensions that run in this process (loaded before everything else). @default [] */
+  inMemory?: readonly InMemoryExtension[] | undefined;
+  /** Sent as hello_ack.zot_version. @default this package's version */
+  hostVersion?: string | undefined;
+  /** Sent as hello_ack.provider and in before_agent_start. @default '' */
+  provider?: string | undefined;
+  /** Sent as hello_ack.model and in before_agent_start. @default '' */
+  model?: string | undefined;
+  /** Command names the agent owns; they always win (case-insensitive). @default [] */
+  builtinCommands?: readonly string[] | undefined;
+  /** Tool names the agent owns; they always win. @default ['read','write','edit','bash','skill'] */
+  builtinTools?: readonly string[] | undefined;
+  callbacks?: HostCallbacks | undefined;
+  timeouts?: HostTimeouts | undefined;
+  /** Where `ext-<name>.log` files go. @default <home>/logs */
+  logDir?: string | undefined;
+  /** Environment of extension processes. @default process.env (inherited, as zot does) */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Largest frame accepted from an extension, in bytes. @default 4 MiB */
+  maxFrameBytes?: number | undefined;
+  /** Ask interceptors that allowed a tool call again when a later one rewrote its args. @default false */
+  revalidateIntercepts?: boolean | undefined;
+}
+
+export type ExtensionState = 'starting' | 'ready' | 'failed' | 'exited' | 'stopped';
+
+/** How an extension became ready. */
+export type ReadyVia = 'ready' | 'idle' | 'grace';
+
+export interface RegisteredCommand {
+  name: string;
+  description: string;
+  /** False when another registration (built-in or earlier in load order) owns the name. */
+  active: boolean;
+}
+
+export interface RegisteredTool {
+  name: string;
+  description: string;
+  deferred: boolean;
+  active: boolean;
+}
+
+/** A snapshot of one loaded (or failed) extension. */
+export interface ExtensionInfo {
+  name: string;
+  dir: string;
+  source: ExtensionSource | 'memory';
+  state: ExtensionState;
+  pid: number | undefined;
+  logPath: string;
+  version: string | undefined;
+  capabilities: string[];
+  readyVia: ReadyVia | undefined;
+  /** Milliseconds from spawn to ready. */
+  readyMs: number | undefined;
+  commands: RegisteredCommand[];
+  tools: RegisteredTool[];
+  subscriptions: { events: string[]; intercept: string[] };
+  error: ExtensionHostError | undefined;
+  /** Position in load order. */
+  order: number;
+}
+
+export interface CommandInfo {
+  /** Canonical spelling, as registered. */
+  name: string;
+  description: string;
+  extension: string;
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  /** The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none). */
+  schema: Record<string, unknown>;
+  extension: string;
+}
+
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mimeType: string; data: string };
+
+/** What a tool call produced. Never a thrown error: failures are `isError: true` with a `failure`. */
+export interface ToolResult {
+  content: ToolContent[];
+  isError: boolean;
+  /** The extension that ran the tool (undefined for unknown tools). */
+  extension: string | undefined;
+  /** Deferred tools this result activated (known names only). */
+  activatedTools: string[];
+  /** Why the call failed on the host side (timeout, crash, abort, unknown tool, malformed result). */
+  failure: ExtensionHostError | undefined;
+}
+
+export type CommandOutcome =
+  | { handled: false; name: string; args: string }
+  | {
+      handled: true;
+      name: string;
+      args: string;
+      extension: string;
+      action: 'prompt' | 'insert' | 'display' | 'open_panel' | 'noop';
+      /** prompt / insert / display text. */
+      text: string | undefined;
+      panel: PanelView | undefined;
+      /** The extension's `error` field, reported through `notify` (level error). */
+      error: string | undefined;
+      /** Host-side failure (timeout, crash, malformed response, refused panel). */
+      failure: ExtensionHostError | undefined;
+    };
+
+export interface HostDiagnostic {
+  code: string;
+  message: string;
+  extension?: string | undefined;
+  path?: string | undefined;
+  severity: 'error' | 'warning' | 'info';
+}
+
+export interface LoadedReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  pid: number | undefined;
+  readyVia: ReadyVia;
+  readyMs: number;
+  logPath: string;
+}
+
+export interface FailedReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  error: ExtensionHostError;
+  logPath: string;
+}
+
+export interface StartReport {
+  loaded: LoadedReport[];
+  failed: FailedReport[];
+  /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
+  skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
+  diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
+  /** Milliseconds for the whole start. */
+  ms: number;
+}
+
+export interface HostEvents {
+  'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined }];
+  'extension:exit': [exit: { name: string; code: number | null; signal: NodeJS.Signals | null; reason: string }];
+  'tools:changed': [tools: ToolInfo[]];
+  'commands:changed': [commands: CommandInfo[]];
+  diagnostic: [diagnostic: HostDiagnostic];
+  warning: [warning: HostWarning];
+}
+
+export type PanelKey = PanelKeyName;

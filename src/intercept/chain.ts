@@ -1,0 +1,399 @@
+// Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
+// optional re-validation, and a trace of every step.
+import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
+import { abortedError, runStep, type StepOutcome } from './step.js';
+import type {
+  AssistantMessageInput,
+  BeforeAgentStartInput,
+  FailureKind,
+  InterceptContext,
+  Interceptor,
+  ToolCallInput,
+  TurnStartInput,
+} from './types.js';
+
+/** The interceptable events, named as on the wire. */
+export type InterceptEvent = 'tool_call' | 'turn_start' | 'assistant_message' | 'before_agent_start';
+
+/** Something an interceptor did that the chain tolerated: a failure, or a field it ignored. */
+export interface InterceptDiagnostic {
+  interceptor: string;
+  event: InterceptEvent;
+  /** A failure kind, or `'ignored_field'` when one field of an answer was invalid or does not apply. */
+  kind: FailureKind | 'ignored_field';
+  message: string;
+}
+
+/** Options of {@link InterceptChain}. */
+export interface InterceptChainOptions {
+  /** Deadline of each step in ms (an interceptor's own `timeoutMs` wins). @default 5000 */
+  timeoutMs?: number | undefined;
+  /**
+   * Re-ask tool-call interceptors that allowed a call once more with the final args when a later
+   * interceptor rewrote them, so a later rewrite cannot slip past an earlier guard.
+   * @default false
+   */
+  revalidate?: boolean | undefined;
+  /** Called for every failure and ignored field. Exceptions it throws are swallowed. @default undefined */
+  onDiagnostic?: ((diagnostic: InterceptDiagnostic) => void) | undefined;
+  /** Clock for the trace's `ms`. @default performance.now */
+  now?: (() => number) | undefined;
+  /**
+   * @internal Interceptors placed between the `first` ones and the rest, recomputed at each call.
+   * The host supplies one adapter per subscribed extension, in load order.
+   */
+  source?: (() => readonly Interceptor[]) | undefined;
+}
+
+/** One consulted interceptor in a chain call. */
+export interface TraceStep {
+  interceptor: string;
+  /** `'rewrite'` = it changed the args / text / prompt; `'failure'` = it did not decide (see `failure`). */
+  decision: 'allow' | 'block' | 'rewrite' | 'failure';
+  /** Duration of the step, measured with the chain's clock. */
+  ms: number;
+  /** Set when `decision` is `'failure'`. */
+  failure?: FailureKind | undefined;
+  /** Set when `decision` is `'failure'`: the policy that was applied. */
+  failurePolicy?: 'allow' | 'block' | undefined;
+  /** `true` for the extra steps of `revalidate`. */
+  revalidation?: boolean | undefined;
+  /** The failure message, or the reason of a block. */
+  message?: string | undefined;
+}
+
+/** Outcome of {@link InterceptChain.toolCall}. */
+export interface ToolCallResult {
+  block: boolean;
+  /** Why the call was blocked; the model sees it as the tool error. */
+  reason?: string | undefined;
+  /** Name of the interceptor that blocked. */
+  blockedBy?: string | undefined;
+  /** The args the tool should run with (the input object itself when `modified` is false). */
+  args: Record<string, unknown>;
+  /** `true` when at least one rewrite was applied. */
+  modified: boolean;
+  trace: TraceStep[];
+}
+
+/** Outcome of {@link InterceptChain.turnStart}. */
+export interface TurnStartResult {
+  block: boolean;
+  /** Why the turn was blocked; shown to the user. */
+  reason?: string | undefined;
+  blockedBy?: string | undefined;
+  trace: TraceStep[];
+}
+
+/** Outcome of {@link InterceptChain.assistantMessage}. */
+export interface AssistantMessageResult {
+  /** `true`: show nothing to the user (the transcript keeps the original). */
+  block: boolean;
+  reason?: string | undefined;
+  blockedBy?: string | undefined;
+  /** The user-visible text after every replacement. */
+  text: string;
+  /** `true` when at least one replacement was applied. */
+  modified: boolean;
+  trace: TraceStep[];
+}
+
+/** Options of each chain call. */
+export interface CallOptions {
+  /** Aborting rejects the call with `ABORTED` and aborts the running step's `ctx.signal`. @default undefined */
+  signal?: AbortSignal | undefined;
+}
+
+type Method = 'toolCall' | 'turnStart' | 'assistantMessage' | 'beforeAgentStart';
+
+interface Entry {
+  readonly interceptor: Interceptor;
+}
+
+/** Fields each event accepts; other decision fields are reported as ignored. */
+const FOREIGN_FIELDS: Record<InterceptEvent, readonly string[]> = {
+  tool_call: ['replaceText', 'systemPrompt'],
+  turn_start: ['modifiedArgs', 'replaceText', 'systemPrompt'],
+  assistant_message: ['modifiedArgs', 'systemPrompt'],
+  before_agent_start: ['modifiedArgs', 'replaceText'],
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+// Interceptors get copies, so one cannot change what another saw by mutating in place.
+function copy<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}
+
+function removeEntry(list: Entry[], match: (entry: Entry) => boolean): boolean {
+  const index = list.findIndex(match);
+  if (index === -1) return false;
+  list.splice(index, 1);
+  return true;
+}
+
+/**
+ * Consults interceptors serially for tool calls, turn starts, assistant messages and system-prompt
+ * passes. Stands alone: a policy can be unit-tested with in-process interceptors, no subprocess.
+ *
+ * Order: interceptors added with `first: true` (in the order added), then the host's extension
+ * adapters (load order), then the others in the order added. Each call works on a snapshot.
+ */
+export class InterceptChain {
+  readonly #timeoutMs: number;
+  readonly #revalidate: boolean;
+  readonly #onDiagnostic: ((diagnostic: InterceptDiagnostic) => void) | undefined;
+  readonly #now: () => number;
+  readonly #source: (() => readonly Interceptor[]) | undefined;
+  readonly #first: Entry[] = [];
+  readonly #rest: Entry[] = [];
+
+  constructor(options: InterceptChainOptions = {}) {
+    this.#timeoutMs = options.timeoutMs ?? 5000;
+    this.#revalidate = options.revalidate ?? false;
+    this.#onDiagnostic = options.onDiagnostic;
+    this.#now = options.now ?? (() => performance.now());
+    this.#source = options.source;
+  }
+
+  /**
+   * Adds an interceptor at the end (or after the other `first` ones with `first: true`). Adding one
+   * that is already in the chain moves it. Returns a disposer that removes this registration.
+   */
+  add(interceptor: Interceptor, options: { first?: boolean | undefined } = {}): () => void {
+    this.remove(interceptor);
+    const entry: Entry = { interceptor };
+    (options.first === true ? this.#first : this.#rest).push(entry);
+    return () => {
+      const same = (candidate: Entry): boolean => candidate === entry;
+      if (!removeEntry(this.#first, same)) removeEntry(this.#rest, same);
+    };
+  }
+
+  /** Removes an interceptor added with `add`; `false` if it was not there. */
+  remove(interceptor: Interceptor): boolean {
+    const same = (candidate: Entry): boolean => candidate.interceptor === interceptor;
+    return removeEntry(this.#first, same) || removeEntry(this.#rest, same);
+  }
+
+  /** The current order, including the host's extension adapters. */
+  list(): readonly Interceptor[] {
+    return [
+      ...this.#first.map((entry) => entry.interceptor),
+      ...(this.#source?.() ?? []),
+      ...this.#rest.map((entry) => entry.interceptor),
+    ];
+  }
+
+  /**
+   * A tool call about to run. The first block wins and stops the chain; `modifiedArgs` rewrites chain.
+   * Rejects only with `ABORTED` (caller's signal); interceptor failures are in the trace.
+   */
+  async toolCall(input: ToolCallInput, options: CallOptions = {}): Promise<ToolCallResult> {
+    const { signal } = options;
+    const event: InterceptEvent = 'tool_call';
+    const participants = this.#participants('toolCall', signal);
+    const trace: TraceStep[] = [];
+    let args = input.args;
+    let modified = false;
+    // Interceptors that allowed, with the args as they stood after their step.
+    const allowed: { interceptor: Interceptor; argsAfter: Record<string, unknown> }[] = [];
+
+    const ask = (interceptor: Interceptor, revalidation: boolean) => {
+      const seen = { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
+      return this.#step(interceptor, 'toolCall', event, seen, signal, trace, revalidation);
+    };
+
+    for (const interceptor of participants) {
+      const step = await ask(interceptor, false);
+      if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
+      if (step.decision === undefined) continue;
+      const next = step.decision.modifiedArgs;
+      if (next !== undefined) {
+        if (isPlainObject(next)) {
+          args = copy(next);
+          modified = true;
+          step.traced.decision = 'rewrite';
+        } else {
+          this.#diagnose(interceptor, event, 'ignored_field', 'modifiedArgs is not a JSON object; ignored');
+        }
+      }
+      allowed.push({ interceptor, argsAfter: args });
+    }
+
+    if (this.#revalidate) {
+      for (const { interceptor, argsAfter } of allowed) {
+        if (argsAfter === args) continue;
+        const step = await ask(interceptor, true);
+        if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
+        if (step.decision?.modifiedArgs !== undefined) {
+          this.#diagnose(interceptor, event, 'ignored_field', 'modifiedArgs during revalidation; ignored');
+        }
+      }
+    }
+    return { block: false, args, modified, trace };
+  }
+
+  /** A turn about to call the model: block only, rewrites are ignored. */
+  async turnStart(input: TurnStartInput, options: CallOptions = {}): Promise<TurnStartResult> {
+    const { signal } = options;
+    const participants = this.#participants('turnStart', signal);
+    const trace: TraceStep[] = [];
+    for (const interceptor of participants) {
+      const step = await this.#step(interceptor, 'turnStart', 'turn_start', { ...input }, signal, trace, false);
+      if (step.blocked !== undefined) return { block: true, ...step.blocked, trace };
+    }
+    return { block: false, trace };
+  }
+
+  /** An assistant message about to be shown: block suppresses, `replaceText` replacements chain. */
+  async assistantMessage(
+    input: AssistantMessageInput,
+    options: CallOptions = {},
+  ): Promise<AssistantMessageResult> {
+    const { signal } = options;
+    const event: InterceptEvent = 'assistant_message';
+    const participants = this.#participants('assistantMessage', signal);
+    const trace: TraceStep[] = [];
+    let text = input.text;
+    let modified = false;
+    for (const interceptor of participants) {
+      const step = await this.#step(interceptor, 'assistantMessage', event, { text }, signal, trace, false);
+      if (step.blocked !== undefined) return { block: true, ...step.blocked, text, modified, trace };
+      const next = step.decision?.replaceText;
+      if (next === undefined) continue;
+      if (typeof next === 'string') {
+        text = next;
+        modified = true;
+        step.traced.decision = 'rewrite';
+      } else {
+        this.#diagnose(interceptor, event, 'ignored_field', 'replaceText is not a string; ignored');
+      }
+    }
+    return { block: false, text, modified, trace };
+  }
+
+  /**
+   * One system-prompt pass: each interceptor may replace the prompt exactly. Nothing blocks; a
+   * failure, a non-string or an over-1-MiB replacement keeps the current prompt (`malformed`).
+   */
+  async beforeAgentStart(
+    input: BeforeAgentStartInput,
+    options: CallOptions = {},
+  ): Promise<{ systemPrompt: string; trace: TraceStep[] }> {
+    const { signal } = options;
+    const event: InterceptEvent = 'before_agent_start';
+    const participants = this.#participants('beforeAgentStart', signal);
+    const trace: TraceStep[] = [];
+    let systemPrompt = input.systemPrompt;
+    for (const interceptor of participants) {
+      const step = await this.#step(
+        interceptor,
+        'beforeAgentStart',
+        event,
+        { ...input, systemPrompt },
+        signal,
+        trace,
+        false,
+      );
+      const next = step.decision?.systemPrompt;
+      if (next === undefined) continue;
+      const problem =
+        typeof next !== 'string'
+          ? `systemPrompt is ${next === null ? 'null' : `a ${typeof next}`}, not a string; prompt kept`
+          : Buffer.byteLength(JSON.stringify(next), 'utf8') > MAX_SYSTEM_PROMPT_BYTES
+            ? `systemPrompt is over ${MAX_SYSTEM_PROMPT_BYTES} bytes encoded; prompt kept`
+            : undefined;
+      if (problem === undefined) {
+        systemPrompt = next as string;
+        step.traced.decision = 'rewrite';
+      } else {
+        Object.assign(step.traced, { decision: 'failure', failure: 'malformed', failurePolicy: 'allow', message: problem });
+        this.#diagnose(interceptor, event, 'malformed', problem);
+      }
+    }
+    return { systemPrompt, trace };
+  }
+
+  #participants(method: Method, signal: AbortSignal | undefined): Interceptor[] {
+    if (signal?.aborted) throw abortedError(signal);
+    return this.list().filter((interceptor) => typeof interceptor[method] === 'function');
+  }
+
+  /**
+   * Runs one step and records it. `blocked` is set when the step blocks (by decision or by failure
+   * policy); `decision` is the answer of a non-failed step, for the caller to apply its rewrite.
+   */
+  async #step(
+    interceptor: Interceptor,
+    method: Method,
+    event: InterceptEvent,
+    input: object,
+    signal: AbortSignal | undefined,
+    trace: TraceStep[],
+    revalidation: boolean,
+  ): Promise<{
+    traced: TraceStep;
+    decision?: Record<string, unknown> | undefined;
+    blocked?: { reason: string; blockedBy: string } | undefined;
+  }> {
+    const name = interceptor.name;
+    const started = this.#now();
+    const outcome: StepOutcome = await runStep(
+      (ctx: InterceptContext) =>
+        (interceptor[method] as (input: object, ctx: InterceptContext) => unknown).call(interceptor, input, ctx),
+      { name, timeoutMs: interceptor.timeoutMs ?? this.#timeoutMs, signal },
+    );
+    const traced: TraceStep = { interceptor: name, decision: 'allow', ms: this.#now() - started };
+    if (revalidation) traced.revalidation = true;
+    trace.push(traced);
+
+    const canBlock = event !== 'before_agent_start';
+    if (!outcome.ok) {
+      const policy = canBlock ? (interceptor.onFailure ?? 'allow') : 'allow';
+      Object.assign(traced, { decision: 'failure', failure: outcome.kind, failurePolicy: policy, message: outcome.message });
+      this.#diagnose(interceptor, event, outcome.kind, outcome.message);
+      if (policy === 'allow') return { traced };
+      return { traced, blocked: { reason: `${name} failed (${outcome.kind}): blocked by policy`, blockedBy: name } };
+    }
+
+    const decision = outcome.decision ?? {};
+    for (const field of FOREIGN_FIELDS[event]) {
+      if (decision[field] !== undefined) {
+        this.#diagnose(interceptor, event, 'ignored_field', `${field} does not apply to ${event}; ignored`);
+      }
+    }
+    const { block, reason } = decision;
+    if (block !== undefined && typeof block !== 'boolean') {
+      this.#diagnose(interceptor, event, 'ignored_field', 'block is not a boolean; ignored');
+    }
+    if (!canBlock) {
+      if (block === true) this.#diagnose(interceptor, event, 'ignored_field', 'block does not apply to before_agent_start; ignored');
+      return { traced, decision };
+    }
+    if (block !== true) return { traced, decision };
+    if (reason !== undefined && typeof reason !== 'string') {
+      this.#diagnose(interceptor, event, 'ignored_field', 'reason is not a string; ignored');
+    }
+    const text = typeof reason === 'string' && reason !== '' ? reason : `blocked by ${name}`;
+    traced.decision = 'block';
+    traced.message = text;
+    return { traced, decision, blocked: { reason: text, blockedBy: name } };
+  }
+
+  #diagnose(interceptor: Interceptor, event: InterceptEvent, kind: InterceptDiagnostic['kind'], message: string): void {
+    try {
+      this.#onDiagnostic?.({ interceptor: interceptor.name, event, kind, message });
+    } catch {
+      // A faulty listener must not change the decision.
+    }
+  }
+}

@@ -1,0 +1,502 @@
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { DiagnosticCode, type DiagnosticSeverity, type DiscoveryDiagnostic } from './diagnostics.js';
+import { describeFsError, errnoCode, mapLimit, readCapped, sortByBytes } from './fs-utils.js';
+import { resolveHome } from './home.js';
+import { parseJson } from './json.js';
+import { MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest } from './schema.js';
+import { resolveSkills, type SkillInfo } from './skills.js';
+
+export interface ManifestDiscoveryOptions {
+  /** The user's project directory; the project root is `<cwd>/.<appName>/extensions`. Relative explicit paths resolve against it. */
+  cwd: string;
+  /** Names the `.<app>` project directory and the `$<APP>_HOME` variable. @default 'zot' */
+  appName?: string | undefined;
+  /** The app's home directory; the global root is `<home>/extensions`. @default resolveHome({ appName, env, platform, homedir }) */
+  home?: string | undefined;
+  /** Extension directories (or paths to a manifest file), like `--ext`: loaded first, in this order, winning name conflicts. @default [] */
+  explicit?: readonly string[] | undefined;
+  /** Scan the project and global roots; `false` loads the explicit paths only. @default true */
+  discover?: boolean | undefined;
+  /** Environment used for home resolution. @default process.env */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Platform whose home rules apply. @default process.platform */
+  platform?: NodeJS.Platform | undefined;
+  /** The user's home directory, for home resolution. @default os.homedir() */
+  homedir?: string | undefined;
+}
+
+/** Where an extension was found; also its precedence (explicit beats project beats global). */
+export type ExtensionSource = 'explicit' | 'project' | 'global';
+
+/** `process` is spawned; `skills` and `theme` bundles never are. */
+export type ExtensionKind = 'process' | 'skills' | 'theme';
+
+/** The extension that wins over a shadowed one. */
+export interface ShadowingExtension {
+  name: string;
+  dir: string;
+  source: ExtensionSource;
+}
+
+/** One extension with a valid manifest, as discovery found it. */
+export interface DiscoveredExtension {
+  /** The manifest name: unique key, log name, must match the `hello` frame. */
+  name: string;
+  /** Real absolute path of the extension directory (symlinks resolved). */
+  dir: string;
+  /** Absolute path of the manifest file. */
+  manifestPath: string;
+  source: ExtensionSource;
+  /** `process` when the manifest has `exec`; else `skills` when it lists skills; else `theme`. */
+  kind: ExtensionKind;
+  /** The manifest's `enabled` (default true). Disabled extensions are listed, not spawned. */
+  enabled: boolean;
+  /** Set when an earlier extension has the same name; this one is never spawned. */
+  shadowedBy?: ShadowingExtension | undefined;
+  /** The parsed manifest, unknown fields included. */
+  manifest: Manifest;
+  /** The skills the extension ships (see `skills` in the manifest). */
+  skills: SkillInfo[];
+  /** `theme.json` or `themes/theme.json`, when the extension ships one. */
+  themePath?: string | undefined;
+  /** Position in load order among all listed extensions (0-based; equals the array index). */
+  order: number;
+}
+
+export interface DiscoveryResult {
+  /** Every extension with a valid manifest, in load order, disabled and shadowed ones included. */
+  extensions: DiscoveredExtension[];
+  /** Every problem found, in load order of what it concerns. */
+  diagnostics: DiscoveryDiagnostic[];
+}
+
+/** True for the extensions a host spawns: process kind, enabled, not shadowed. */
+export function isSpawnable(extension: DiscoveredExtension): boolean {
+  return extension.kind === 'process' && extension.enabled && extension.shadowedBy === undefined;
+}
+
+type Found = Omit<DiscoveredExtension, 'order' | 'shadowedBy'>;
+
+/** The outcome for one directory (or explicit path), in load order. */
+interface Slot {
+  extension?: Found | undefined;
+  diagnostics: DiscoveryDiagnostic[];
+}
+
+// Bounds open file descriptors on huge roots; far above what the libuv thread pool runs at once.
+const CONCURRENCY = 64;
+
+/**
+ * Finds, validates and orders extensions: the explicit paths in the order given, then
+ * `<cwd>/.<app>/extensions/*`, then `<home>/extensions/*`, each root in byte order of directory
+ * names. Spawns nothing. Bad input never throws: it becomes a diagnostic and discovery goes on.
+ */
+export class ManifestDiscovery {
+  /** Absolute project directory. */
+  readonly cwd: string;
+  readonly appName: string;
+  /** The resolved home directory. */
+  readonly home: string;
+  /** `<cwd>/.<app>/extensions` */
+  readonly projectRoot: string;
+  /** `<home>/extensions` */
+  readonly globalRoot: string;
+  /** The explicit paths, absolute, in load order. */
+  readonly explicit: readonly string[];
+  /** Whether the project and global roots are scanned. */
+  readonly scansRoots: boolean;
+
+  constructor(options: ManifestDiscoveryOptions) {
+    this.cwd = path.resolve(options.cwd);
+    this.appName = options.appName ?? 'zot';
+    this.home =
+      options.home ??
+      resolveHome({
+        appName: this.appName,
+        env: options.env,
+        platform: options.platform,
+        homedir: options.homedir,
+      });
+    this.projectRoot = path.join(this.cwd, `.${this.appName}`, 'extensions');
+    this.globalRoot = path.join(this.home, 'extensions');
+    this.explicit = (options.explicit ?? []).map((p) => path.resolve(this.cwd, p));
+    this.scansRoots = options.discover ?? true;
+  }
+
+  /** Reads every root (in parallel) and returns the ordered, deduplicated list. Never throws for bad input. */
+  async discover(): Promise<DiscoveryResult> {
+    const [explicit, project, global] = await Promise.all([
+      mapLimit(this.explicit, CONCURRENCY, (p) => this.loadExplicit(p)),
+      this.scansRoots ? this.loadRoot(this.projectRoot, 'project') : { real: undefined, slots: [] },
+      this.scansRoots ? this.loadRoot(this.globalRoot, 'global') : { real: undefined, slots: [] },
+    ]);
+    // Home inside the project (e.g. ZOT_HOME=<cwd>/.zot): one directory, not two roots.
+    const sameRoot = project.real !== undefined && project.real === global.real;
+    return merge([...explicit, ...project.slots, ...(sameRoot ? [] : global.slots)]);
+  }
+
+  private async loadRoot(root: string, source: ExtensionSource): Promise<{ real: string | undefined; slots: Slot[] }> {
+    let entries: Dirent[];
+    let real: string;
+    try {
+      [entries, real] = await Promise.all([readdir(root, { withFileTypes: true }), realpath(root)]);
+    } catch (err) {
+      // A missing root is normal.
+      if (errnoCode(err) === 'ENOENT') return { real: undefined, slots: [] };
+      return {
+        real: undefined,
+        slots: [
+          problem(
+            DiagnosticCode.DIR_UNREADABLE,
+            'error',
+            `cannot list the ${source} extensions directory ${root}: it ${describeFsError(err)}; fix its permissions or remove it`,
+            root,
+          ),
+        ],
+      };
+    }
+    // Dot-entries are never extensions (editor files, in-progress installs).
+    const candidates = sortByBytes(
+      entries.filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())),
+      (e) => e.name,
+    );
+    const slots = await mapLimit(candidates, CONCURRENCY, async (entry): Promise<Slot | undefined> => {
+      if (entry.isDirectory()) return this.loadDir(path.join(real, entry.name), MANIFEST_FILE, source);
+      const link = path.join(root, entry.name);
+      const target = await followLink(link);
+      if ('slot' in target) return target.slot;
+      // A link to a file is not an extension, as a plain file is not.
+      return target.isDir ? this.loadDir(target.real, MANIFEST_FILE, source) : undefined;
+    });
+    return { real, slots: slots.filter((s): s is Slot => s !== undefined) };
+  }
+
+  private async loadExplicit(given: string): Promise<Slot> {
+    const target = await followLink(given);
+    if ('slot' in target) return target.slot;
+    if (target.isDir) return this.loadDir(target.real, MANIFEST_FILE, 'explicit');
+    return this.loadDir(path.dirname(target.real), path.basename(target.real), 'explicit');
+  }
+
+  /** Loads one extension directory (a real path) whose manifest is `<dir>/<file>`. */
+  private async loadDir(dir: string, file: string, source: ExtensionSource): Promise<Slot> {
+    const manifestPath = path.join(dir, file);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      return problem(
+        DiagnosticCode.DIR_UNREADABLE,
+        'error',
+        `cannot list extension directory ${dir}: it ${describeFsError(err)}; fix its permissions`,
+        dir,
+      );
+    }
+    const entry = entries.find((e) => e.name === file);
+    if (entry === undefined) {
+      return problem(
+        DiagnosticCode.MANIFEST_MISSING,
+        // Inside a root a stray directory is suspicious; an explicit path without a manifest is a plain error.
+        source === 'explicit' ? 'error' : 'warning',
+        `${dir} has no ${file}; add a manifest (at least {"name": ..., "exec": ...}) or remove the directory`,
+        manifestPath,
+      );
+    }
+    if (!entry.isFile() && !entry.isSymbolicLink()) {
+      return problem(
+        DiagnosticCode.MANIFEST_UNREADABLE,
+        'error',
+        `${manifestPath} is not a regular file; replace it with the JSON manifest`,
+        manifestPath,
+      );
+    }
+
+    let text: string;
+    try {
+      const { data, tooLarge } = await readCapped(manifestPath, MAX_MANIFEST_BYTES);
+      if (tooLarge) {
+        return problem(
+          DiagnosticCode.MANIFEST_TOO_LARGE,
+          'error',
+          `${manifestPath} is larger than ${MAX_MANIFEST_BYTES} bytes; a manifest is a few lines of JSON`,
+          manifestPath,
+        );
+      }
+      text = data.toString('utf8');
+    } catch (err) {
+      return problem(
+        DiagnosticCode.MANIFEST_UNREADABLE,
+        'error',
+        `cannot read ${manifestPath}: it ${describeFsError(err)}; fix its permissions or the link`,
+        manifestPath,
+      );
+    }
+
+    const json = parseJson(text);
+    if (!json.ok) {
+      return {
+        diagnostics: [
+          {
+            code: DiagnosticCode.MANIFEST_INVALID_JSON,
+            severity: 'error',
+            message: `${manifestPath}:${json.line}:${json.column}: invalid JSON: ${json.message}`,
+            path: manifestPath,
+            line: json.line,
+            column: json.column,
+          },
+        ],
+      };
+    }
+    const parsed = Manifest.safeParse(json.value);
+    if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, json.value, manifestPath) };
+    const manifest = parsed.data;
+    const name = manifest.name;
+
+    const themePath = await findTheme(dir, entries);
+    const kind: ExtensionKind | undefined =
+      manifest.exec !== undefined
+        ? 'process'
+        : (manifest.skills?.length ?? 0) > 0
+          ? 'skills'
+          : themePath !== undefined
+            ? 'theme'
+            : undefined;
+    if (kind === undefined) {
+      return problem(
+        DiagnosticCode.EXEC_MISSING,
+        'error',
+        `${manifestPath}: "exec" is required (the program to run, relative to the manifest), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
+        manifestPath,
+        name,
+      );
+    }
+
+    const [execProblems, skills] = await Promise.all([
+      manifest.exec === undefined ? [] : checkExec(manifest.exec, dir, manifestPath, name),
+      resolveSkills(dir, manifest.skills ?? [], manifestPath, name),
+    ]);
+    return {
+      extension: {
+        name,
+        dir,
+        manifestPath,
+        source,
+        kind,
+        enabled: manifest.enabled,
+        manifest,
+        skills: skills.skills,
+        themePath,
+      },
+      diagnostics: [...execProblems, ...skills.diagnostics],
+    };
+  }
+}
+
+function problem(
+  code: DiagnosticCode,
+  severity: DiagnosticSeverity,
+  message: string,
+  at: string,
+  extension?: string,
+): Slot {
+  return { diagnostics: [{ code, severity, message, path: at, extension }] };
+}
+
+/** Resolves a root entry or explicit path through symlinks; failures come back as a diagnostic slot. */
+async function followLink(given: string): Promise<{ real: string; isDir: boolean } | { slot: Slot }> {
+  try {
+    const info = await stat(given);
+    return { real: await realpath(given), isDir: info.isDirectory() };
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ELOOP') {
+      return {
+        slot: problem(
+          DiagnosticCode.SYMLINK_LOOP,
+          'error',
+          `${given} is a symlink loop; point the link at the extension's directory`,
+          given,
+        ),
+      };
+    }
+    if (code === 'ENOENT') {
+      const isLink = await lstat(given).then(
+        (l) => l.isSymbolicLink(),
+        () => false,
+      );
+      if (isLink) {
+        return {
+          slot: problem(
+            DiagnosticCode.SYMLINK_BROKEN,
+            'error',
+            `${given} is a symlink to something that does not exist; fix the link or remove it`,
+            given,
+          ),
+        };
+      }
+      return {
+        slot: problem(
+          DiagnosticCode.PATH_NOT_FOUND,
+          'error',
+          `extension path ${given} does not exist; check the path`,
+          given,
+        ),
+      };
+    }
+    return {
+      slot: problem(
+        DiagnosticCode.DIR_UNREADABLE,
+        'error',
+        `cannot open ${given}: it ${describeFsError(err)}; fix its permissions`,
+        given,
+      ),
+    };
+  }
+}
+
+/** `theme.json`, else `themes/theme.json`, from the directory listing already read. */
+async function findTheme(dir: string, entries: readonly Dirent[]): Promise<string | undefined> {
+  const linkOrFile = (name: string) => entries.some((e) => e.name === name && (e.isFile() || e.isSymbolicLink()));
+  if (linkOrFile('theme.json')) return path.join(dir, 'theme.json');
+  if (!entries.some((e) => e.name === 'themes' && (e.isDirectory() || e.isSymbolicLink()))) return undefined;
+  const nested = path.join(dir, 'themes', 'theme.json');
+  return stat(nested).then(
+    (s) => (s.isFile() ? nested : undefined),
+    () => undefined,
+  );
+}
+
+/**
+ * Checks a path-like `exec` (absolute, or containing a separator: relative to the manifest). A bare
+ * name is looked up on PATH at spawn time and not checked here.
+ */
+async function checkExec(exec: string, dir: string, manifestPath: string, name: string): Promise<DiscoveryDiagnostic[]> {
+  const pathLike = path.isAbsolute(exec) || /[/\\]/.test(exec) || exec === '.' || exec === '..';
+  if (!pathLike) return [];
+  const command = path.resolve(dir, exec);
+  const report = (code: DiagnosticCode, message: string): DiscoveryDiagnostic[] => [
+    { code, severity: 'warning', message, path: command, extension: name },
+  ];
+  try {
+    const info = await stat(command);
+    if (!info.isFile()) {
+      return report(
+        DiagnosticCode.EXEC_NOT_EXECUTABLE,
+        `${manifestPath}: exec ${JSON.stringify(exec)} is ${info.isDirectory() ? 'a directory' : 'not a regular file'} (${command}); point it at the program`,
+      );
+    }
+    if (process.platform !== 'win32' && (info.mode & 0o111) === 0) {
+      return report(
+        DiagnosticCode.EXEC_NOT_EXECUTABLE,
+        `${manifestPath}: exec ${JSON.stringify(exec)} is not executable; run chmod +x ${command}`,
+      );
+    }
+    return [];
+  } catch (err) {
+    return report(
+      DiagnosticCode.EXEC_NOT_FOUND,
+      `${manifestPath}: exec ${JSON.stringify(exec)} ${errnoCode(err) === 'ENOENT' ? 'was not found' : describeFsError(err)} at ${command}; build it, or fix "exec" (it is relative to the manifest)`,
+    );
+  }
+}
+
+/** Turns schema issues into diagnostics: unsafe names apart (NAME_UNSAFE), the rest in one MANIFEST_INVALID. */
+function manifestIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code: string; params?: unknown }[],
+  value: unknown,
+  manifestPath: string,
+): DiscoveryDiagnostic[] {
+  const rawName = (value as { name?: unknown } | null)?.name;
+  const unsafe = issues.filter(
+    (i) => i.code === 'custom' && (i.params as { unsafeName?: boolean } | undefined)?.unsafeName === true,
+  );
+  const nameOk = typeof rawName === 'string' && unsafe.length === 0;
+  const extension = nameOk ? rawName : undefined;
+  const out: DiscoveryDiagnostic[] = unsafe.map((i) => ({
+    code: DiagnosticCode.NAME_UNSAFE,
+    severity: 'error',
+    message: `${manifestPath}: ${i.message}; use a short name of letters, digits, "-", "_" or "."`,
+    path: manifestPath,
+  }));
+  const rest = issues.filter((i) => !unsafe.includes(i));
+  if (rest.length > 0) {
+    const lines = rest.map((i) => describeIssue(i, value));
+    out.push({
+      code: DiagnosticCode.MANIFEST_INVALID,
+      severity: 'error',
+      message: `${manifestPath}: ${lines.join('; ')}`,
+      path: manifestPath,
+      extension,
+    });
+  }
+  return out;
+}
+
+const EXPECTED: Record<string, string> = {
+  name: 'a string',
+  version: 'a string',
+  exec: 'a string (path to the program)',
+  args: 'an array of strings',
+  language: 'a string',
+  description: 'a string',
+  skills: 'an array of paths (strings)',
+  enabled: 'true or false',
+};
+
+function describeIssue(issue: { path: readonly PropertyKey[]; message: string; code: string }, value: unknown): string {
+  if (issue.path.length === 0) {
+    return `the manifest must be a JSON object, got ${kindOf(value)}`;
+  }
+  const [field, ...rest] = issue.path;
+  const key = String(field);
+  const where = `"${key}"${rest.map((p) => `[${String(p)}]`).join('')}`;
+  const actual = issue.path.reduce<unknown>(
+    (v, p) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined),
+    value,
+  );
+  if (issue.code === 'invalid_type') {
+    if (actual === undefined) return `${where} is required (${EXPECTED[key] ?? 'see docs/discovery.md'})`;
+    const expected = rest.length > 0 ? 'a string' : (EXPECTED[key] ?? 'another type');
+    return `${where} must be ${expected}, got ${kindOf(actual)}`;
+  }
+  return `${where}: ${issue.message}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+/** Orders slots into the result: dedup by name, first wins; the rest are listed as shadowed. */
+function merge(slots: readonly Slot[]): DiscoveryResult {
+  const extensions: DiscoveredExtension[] = [];
+  const diagnostics: DiscoveryDiagnostic[] = [];
+  const winners = new Map<string, DiscoveredExtension>();
+  for (const slot of slots) {
+    diagnostics.push(...slot.diagnostics);
+    if (slot.extension === undefined) continue;
+    const ext: DiscoveredExtension = { ...slot.extension, order: extensions.length };
+    const winner = winners.get(ext.name);
+    if (winner === undefined) {
+      winners.set(ext.name, ext);
+    } else {
+      ext.shadowedBy = { name: winner.name, dir: winner.dir, source: winner.source };
+      const same = winner.source === ext.source;
+      diagnostics.push({
+        code: same ? DiagnosticCode.DUPLICATE_NAME : DiagnosticCode.SHADOWED,
+        severity: 'warning',
+        message: same
+          ? `two ${ext.source} extensions are named "${ext.name}": ${winner.dir} is loaded, ${ext.dir} is ignored; change "name" in one of their extension.json files`
+          : `${ext.source} extension "${ext.name}" in ${ext.dir} is shadowed by the ${winner.source} one in ${winner.dir} and will not be spawned; remove or rename one of them if that is not intended`,
+        path: ext.manifestPath,
+        extension: ext.name,
+      });
+    }
+    extensions.push(ext);
+  }
+  return { extensions, diagnostics };
+}

@@ -1,0 +1,97 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import spawn from 'cross-spawn';
+
+/** What the extension process layer needs from a child: pipes, a pid, signals and an exit. */
+export interface ChildHandle {
+  readonly pid: number | undefined;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Signals the whole process tree (the process group on POSIX). Never throws. */
+  kill(signal: NodeJS.Signals): void;
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  onError(listener: (error: Error) => void): void;
+}
+
+const POSIX = process.platform !== 'win32';
+
+// Process groups still alive, so that a host process that exits without stop() takes them along.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(POSIX ? -pid : pid, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+export interface SpawnChildOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stderrFd: number;
+}
+
+/**
+ * Starts an extension as the leader of its own process group (POSIX), so that shutdown reaches
+ * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file.
+ */
+export function spawnChild(options: SpawnChildOptions): ChildHandle {
+  const child: ChildProcess = spawn(options.command, [...options.args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', options.stderrFd],
+    detached: POSIX,
+    windowsHide: true,
+  });
+  const pid = child.pid;
+  if (pid !== undefined && POSIX) trackGroup(pid);
+  // Listeners are attached by the caller a few ticks later: remember what happened until then.
+  let exitStatus: [number | null, NodeJS.Signals | null] | undefined;
+  let spawnError: Error | undefined;
+  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  const errorListeners: ((error: Error) => void)[] = [];
+  child.once('exit', (code, signal) => {
+    exitStatus = [code, signal];
+    for (const listener of exitListeners) listener(code, signal);
+  });
+  child.on('error', (error) => {
+    spawnError = error;
+    for (const listener of errorListeners) listener(error);
+  });
+  return {
+    pid,
+    stdin: child.stdin!,
+    stdout: child.stdout!,
+    kill(signal) {
+      if (pid === undefined) return;
+      if (POSIX) {
+        // The group outlives its leader when grandchildren remain: signal it even after exit.
+        signalGroup(pid, signal);
+        if (exitStatus !== undefined && signal === 'SIGKILL') liveGroups.delete(pid);
+      } else if (exitStatus === undefined) {
+        child.kill(signal);
+      }
+    },
+    onExit(listener) {
+      if (exitStatus !== undefined) listener(...exitStatus);
+      else exitListeners.push(listener);
+    },
+    onError(listener) {
+      if (spawnError !== undefined) listener(spawnError);
+      errorListeners.push(listener);
+    },
+  };
+}

@@ -1,0 +1,656 @@
+import { EventEmitter } from 'eventemitter3';
+import pTimeout from 'p-timeout';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import {
+  type CommandResponseFrame,
+  type EventInterceptResponseFrame,
+  type ExtensionFrame,
+  type HelloFrame,
+  type HostFrame,
+  type ToolResultFrame,
+  DEFAULT_MAX_FRAME_BYTES,
+  LineDecoder,
+  PROTOCOL_VERSION,
+  decodeExtensionFrame,
+  encodeFrame,
+} from '../protocol/index.js';
+import { type ChildHandle, spawnChild } from './child.js';
+import { checkExecutable, resolveExec } from './exec.js';
+import { ExtensionLog, logPathFor } from './log.js';
+
+/** Responses the host correlates by id, keyed by the request frame type that asks for them. */
+export interface ResponseFor {
+  command_invoked: CommandResponseFrame;
+  tool_call: ToolResultFrame;
+  event_intercept: EventInterceptResponseFrame;
+}
+export type RequestType = keyof ResponseFor;
+/** A request frame without its id (the process assigns one). */
+export type RequestFrame<T extends RequestType> = DistributiveOmit<Extract<HostFrame, { type: T }>, 'id'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+const RESPONSE_TYPE: Record<RequestType, ExtensionFrame['type']> = {
+  command_invoked: 'command_response',
+  tool_call: 'tool_result',
+  event_intercept: 'event_intercept_response',
+};
+
+export interface RequestOptions {
+  /** Deadline for the answer, including the write of the request. No timer when omitted. */
+  timeoutMs?: number | undefined;
+  /** Aborts the request (rejects with ABORTED). */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ProcessTimeouts {
+  /** Time allowed for the first frame (`hello`). @default 5000 */
+  hello?: number | undefined;
+  /** Grace after `shutdown` before SIGTERM. @default 2000 */
+  shutdown?: number | undefined;
+  /** Grace after SIGTERM before SIGKILL. @default 1000 */
+  kill?: number | undefined;
+}
+
+export interface HostInfo {
+  hostVersion: string;
+  provider: string;
+  model: string;
+  cwd: string;
+}
+
+/** Where a connection comes from: a real subprocess, or streams supplied by the caller (in-memory). */
+export type Launch =
+  | { kind: 'spawn'; exec: string; args?: readonly string[] | undefined; env?: NodeJS.ProcessEnv | undefined }
+  | { kind: 'connect'; connect: () => ChildHandle };
+
+export interface ExtensionProcessOptions {
+  /** The manifest name; used for the log file and in every message. */
+  name: string;
+  /** The extension directory: the child's cwd, and extension_dir/data_dir in hello_ack. */
+  dir: string;
+  launch: Launch;
+  /** Directory of `ext-<name>.log`. */
+  logDir: string;
+  host: HostInfo;
+  timeouts?: ProcessTimeouts | undefined;
+  /** @default 4 MiB */
+  maxFrameBytes?: number | undefined;
+  /** Prefix of correlation ids. @default the name */
+  idPrefix?: string | undefined;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why the connection ended. */
+  reason: 'exited' | 'stdout_closed' | 'frame_too_large' | 'stopped';
+}
+
+export interface ProcessDiagnostic {
+  extension: string;
+  code:
+    | 'NOT_JSON'
+    | 'NOT_OBJECT'
+    | 'UNKNOWN_TYPE'
+    | 'INVALID_FRAME'
+    | 'UNKNOWN_ID'
+    | 'FRAME_TOO_LARGE'
+    | 'HELLO_NAME_MISMATCH'
+    | 'STDOUT_CLOSED';
+  message: string;
+  logPath: string;
+}
+
+export interface ProcessEvents {
+  /** Every frame after `hello` that is not a response to a request. */
+  frame: [frame: ExtensionFrame];
+  diagnostic: [diagnostic: ProcessDiagnostic];
+  /** Emitted once, when the connection is over (pending requests are settled before). */
+  exit: [info: ExitInfo];
+}
+
+export interface ProcessStats {
+  framesIn: number;
+  framesOut: number;
+  badLines: number;
+}
+
+interface Pending {
+  type: ExtensionFrame['type'];
+  resolve: (frame: ExtensionFrame) => void;
+  reject: (error: ExtensionHostError) => void;
+  timer: NodeJS.Timeout | undefined;
+  written: boolean;
+  cleanup: (() => void) | undefined;
+}
+
+/** How long exit and the end of stdout may be apart and still count as one event. */
+const STDOUT_EXIT_GRACE_MS = 50;
+
+type State = 'idle' | 'starting' | 'running' | 'stopping' | 'closed';
+
+/**
+ * One extension connection: spawn, handshake, request correlation, deadlines, shutdown.
+ * Every pending request settles exactly once; nothing from this process outlives `exit`.
+ */
+export class ExtensionProcess extends EventEmitter<ProcessEvents> {
+  readonly name: string;
+  readonly dir: string;
+  readonly logPath: string;
+  readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
+  hello: HelloFrame | undefined;
+  private readonly log: ExtensionLog;
+  private readonly options: ExtensionProcessOptions;
+  private child: ChildHandle | undefined;
+  private state: State = 'idle';
+  private readonly pending = new Map<string, Pending>();
+  private seq = 0;
+  private readonly idPrefix: string;
+  private outbox: string[] = [];
+  private outboxPending: Pending[] = [];
+  private flushScheduled = false;
+  private waitingDrain = false;
+  private exitInfo: ExitInfo | undefined;
+  private exitPromise: Promise<ExitInfo>;
+  private resolveExit!: (info: ExitInfo) => void;
+  private disconnected: ExtensionHostError | undefined;
+  private onHello: ((frame: HelloFrame) => void) | undefined;
+  private onEarlyFailure: ((error: ExtensionHostError) => void) | undefined;
+  private stopping: Promise<void> | undefined;
+  private endReason: ExitInfo['reason'] | undefined;
+
+  constructor(options: ExtensionProcessOptions) {
+    super();
+    this.options = options;
+    this.name = options.name;
+    this.dir = options.dir;
+    this.logPath = logPathFor(options.logDir, options.name);
+    this.log = new ExtensionLog(this.logPath);
+    this.idPrefix = `${options.idPrefix ?? options.name}:`;
+    this.exitPromise = new Promise((resolve) => {
+      this.resolveExit = resolve;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** True between a successful handshake and the end of the connection. */
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Resolves when the connection is over. */
+  get exited(): Promise<ExitInfo> {
+    return this.exitPromise;
+  }
+
+  /** Appends a `[host]` line to this extension's log. */
+  logLine(message: string): void {
+    void this.log.write(message);
+  }
+
+  /**
+   * Spawns (or connects), waits for `hello`, sends `hello_ack` immediately, and resolves the hello
+   * frame. Rejects with a typed error (SPAWN_FAILED, EXITED_BEFORE_HELLO, HELLO_TIMEOUT, BAD_HELLO)
+   * only after the process tree is gone. Attach `frame` listeners before calling: frames sent right
+   * after hello are emitted before this resolves.
+   */
+  async start(): Promise<HelloFrame> {
+    if (this.state !== 'idle') throw new ExtensionHostError(ErrorCode.NOT_STARTED, `${this.name}: start() called twice`, this.errOpts());
+    this.state = 'starting';
+    const { launch } = this.options;
+    let child: ChildHandle;
+    if (launch.kind === 'spawn') {
+      const { command, onPath } = resolveExec(launch.exec, this.dir);
+      if (!onPath) {
+        const problem = await checkExecutable(command);
+        if (problem !== undefined) {
+          this.state = 'closed';
+          const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${problem} (exec ${JSON.stringify(launch.exec)} in ${this.dir}/extension.json)`);
+          this.logLine(error.message);
+          this.finish({ code: null, signal: null, reason: 'exited' });
+          throw error;
+        }
+      }
+      let stderr;
+      try {
+        stderr = await this.log.openForChild(`start ${this.name}: ${command} ${(launch.args ?? []).join(' ')}`.trimEnd());
+      } catch (err) {
+        this.state = 'closed';
+        this.finish({ code: null, signal: null, reason: 'exited' });
+        throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot open log file ${this.logPath}: ${(err as Error).message}`, err);
+      }
+      try {
+        child = spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
+      } finally {
+        await stderr.close();
+      }
+    } else {
+      child = launch.connect();
+    }
+    this.child = child;
+    return this.handshake(child);
+  }
+
+  private handshake(child: ChildHandle): Promise<HelloFrame> {
+    const helloTimeout = this.options.timeouts?.hello ?? 5000;
+    const result = new Promise<HelloFrame>((resolve, reject) => {
+      this.onHello = resolve;
+      this.onEarlyFailure = reject;
+    });
+
+    const decoder = new LineDecoder(
+      (line) => this.onLine(line),
+      (bytes, limit) => this.onOverflow(bytes, limit),
+      { maxFrameBytes: this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES },
+    );
+    child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
+    child.stdout.once('end', () => {
+      decoder.end();
+      this.onStdoutClosed();
+    });
+    child.stdout.on('error', () => undefined);
+    child.stdin.on('error', () => undefined);
+    child.stdin.on('drain', () => {
+      this.waitingDrain = false;
+      this.flush();
+    });
+    child.onError((err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      const what = code === 'ENOENT' ? `executable not found on PATH: ${this.describeExec()}` : err.message;
+      this.failEarly(this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${what}`, err));
+      this.finish({ code: null, signal: null, reason: 'exited' });
+    });
+    child.onExit((code, signal) => this.onChildExit(code, signal));
+
+    const timer = setTimeout(() => {
+      this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
+    }, helloTimeout);
+    timer.unref();
+
+    return result.then(
+      (hello) => {
+        clearTimeout(timer);
+        return hello;
+      },
+      async (error: ExtensionHostError) => {
+        clearTimeout(timer);
+        this.logLine(error.message);
+        await this.kill();
+        throw error;
+      },
+    );
+  }
+
+  private describeExec(): string {
+    const { launch } = this.options;
+    return launch.kind === 'spawn' ? launch.exec : '(in-memory)';
+  }
+
+  private failEarly(error: ExtensionHostError): void {
+    const reject = this.onEarlyFailure;
+    this.onHello = undefined;
+    this.onEarlyFailure = undefined;
+    if (reject !== undefined) {
+      this.state = 'stopping';
+      reject(error);
+    }
+  }
+
+  private onLine(line: string): void {
+    const decoded = decodeExtensionFrame(line);
+    if (!decoded.ok) {
+      const { problem } = decoded;
+      this.stats.badLines++;
+      if (problem.kind === 'invalid' && problem.id !== undefined && this.pending.has(problem.id)) {
+        this.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
+      } else if (this.state === 'starting' && problem.kind !== 'not_json') {
+        this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${problem.message}; see ${this.logPath}`));
+        return;
+      }
+      const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
+      this.diagnose(code, problem.message);
+      return;
+    }
+    const frame = decoded.frame;
+    this.stats.framesIn++;
+    if (this.state === 'starting') {
+      if (frame.type !== 'hello') {
+        this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${JSON.stringify(frame.type)}; see ${this.logPath}`));
+        return;
+      }
+      this.acceptHello(frame);
+      return;
+    }
+    if (this.state !== 'running') return;
+    switch (frame.type) {
+      case 'tool_result':
+      case 'command_response':
+      case 'event_intercept_response':
+        this.settle(frame.id, frame);
+        return;
+      case 'hello':
+        this.diagnose('INVALID_FRAME', 'duplicate hello ignored');
+        return;
+      default:
+        this.emit('frame', frame);
+    }
+  }
+
+  private acceptHello(frame: HelloFrame): void {
+    this.hello = frame;
+    if (frame.name !== this.name) {
+      this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
+    }
+    const { host } = this.options;
+    this.state = 'running';
+    // hello_ack goes out immediately: newer SDKs wait for it before registering.
+    this.send({
+      type: 'hello_ack',
+      protocol_version: PROTOCOL_VERSION,
+      zot_version: host.hostVersion,
+      provider: host.provider,
+      model: host.model,
+      cwd: host.cwd,
+      extension_dir: this.dir,
+      data_dir: this.dir,
+    });
+    const resolve = this.onHello;
+    this.onHello = undefined;
+    this.onEarlyFailure = undefined;
+    resolve?.(frame);
+  }
+
+  private onOverflow(bytes: number, limit: number): void {
+    const message = `${this.name} sent a frame of more than ${limit} bytes (${bytes} seen); its read loop was closed and it is being stopped; see ${this.logPath}`;
+    this.diagnose('FRAME_TOO_LARGE', message);
+    const error = this.error(ErrorCode.FRAME_TOO_LARGE, message);
+    if (this.state === 'starting') {
+      this.failEarly(error);
+      return;
+    }
+    this.disconnect(error, 'frame_too_large');
+  }
+
+  private onStdoutClosed(): void {
+    if (this.state === 'starting') {
+      // Exit is reported by onChildExit, with the exit status; stdout closing alone is a failure too.
+      setTimeout(() => this.failIfStillStarting(), STDOUT_EXIT_GRACE_MS).unref();
+      return;
+    }
+    if (this.state === 'running') {
+      // stdout usually ends just before the exit event; only a process that stays alive has
+      // really closed its stdout.
+      const timer = setTimeout(() => {
+        if (this.state !== 'running' || this.exitInfo !== undefined) return;
+        this.diagnose('STDOUT_CLOSED', `${this.name} closed its stdout but kept running; it is being stopped; see ${this.logPath}`);
+        this.disconnect(this.error(ErrorCode.PROCESS_EXITED, `${this.name} closed its stdout`), 'stdout_closed');
+      }, STDOUT_EXIT_GRACE_MS);
+      timer.unref();
+    }
+  }
+
+  private failIfStillStarting(): void {
+    if (this.state === 'starting' && this.exitInfo === undefined && this.onEarlyFailure !== undefined) {
+      this.failEarly(this.error(ErrorCode.EXITED_BEFORE_HELLO, `${this.name} closed its stdout before sending hello; see ${this.logPath}`));
+    }
+  }
+
+  private onChildExit(code: number | null, signal: NodeJS.Signals | null): void {
+    const status = signal !== null ? `signal ${signal}` : `code ${code}`;
+    if (this.state === 'starting' && this.onEarlyFailure !== undefined) {
+      const reject = this.onEarlyFailure;
+      this.onEarlyFailure = undefined;
+      this.onHello = undefined;
+      this.state = 'stopping';
+      void this.log.tail(5).then((lines) => {
+        const tail = lines.length > 0 ? ` Last stderr: ${lines.join(' | ')}.` : '';
+        reject(this.error(ErrorCode.EXITED_BEFORE_HELLO, `${this.name} exited with ${status} before sending hello.${tail} See ${this.logPath}`, undefined, code, signal));
+      });
+    }
+    const reason = this.endReason ?? (this.state === 'stopping' ? 'stopped' : 'exited');
+    const error = this.disconnected ?? this.error(ErrorCode.PROCESS_EXITED, `${this.name} exited with ${status}; see ${this.logPath}`, undefined, code, signal);
+    if (this.state === 'running') this.logLine(`exited with ${status}`);
+    // Frames written just before exit may still be in the pipe: settle after stdout ends (or shortly after).
+    const finalize = () => {
+      this.rejectAll(error);
+      this.finish({ code, signal, reason });
+    };
+    const stdout = this.child?.stdout;
+    if (stdout === undefined || stdout.readableEnded || stdout.destroyed) {
+      finalize();
+    } else {
+      const timer = setTimeout(() => {
+        stdout.destroy();
+        finalize();
+      }, STDOUT_EXIT_GRACE_MS);
+      timer.unref();
+      stdout.once('close', () => {
+        clearTimeout(timer);
+        finalize();
+      });
+    }
+  }
+
+  /** Ends the connection: pending requests settle with `error`; the process tree is stopped. */
+  private disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void {
+    if (this.disconnected !== undefined) return;
+    this.disconnected = error;
+    this.endReason = reason;
+    this.state = 'stopping';
+    this.logLine(error.message);
+    this.rejectAll(error);
+    void this.kill();
+  }
+
+  private finish(info: ExitInfo): void {
+    if (this.exitInfo !== undefined) return;
+    this.exitInfo = info;
+    this.state = 'closed';
+    // Grandchildren may outlive the leader: the group goes too.
+    this.child?.kill('SIGKILL');
+    this.resolveExit(info);
+    this.emit('exit', info);
+  }
+
+  private diagnose(code: ProcessDiagnostic['code'], message: string): void {
+    this.logLine(message);
+    this.emit('diagnostic', { extension: this.name, code, message, logPath: this.logPath });
+  }
+
+  private errOpts() {
+    return { extension: this.name, logPath: this.logPath };
+  }
+
+  private error(code: ErrorCode, message: string, cause?: unknown, exitCode?: number | null, signal?: NodeJS.Signals | null): ExtensionHostError {
+    return new ExtensionHostError(code, message, { ...this.errOpts(), cause, exitCode, signal });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Writing
+  // ------------------------------------------------------------------------------------------
+
+  /** Sends a one-way frame. Returns false when the connection is not running. */
+  send(frame: HostFrame): boolean {
+    if (this.state !== 'running' && !(this.state === 'stopping' && frame.type === 'shutdown')) return false;
+    this.enqueue(encodeFrame(frame), undefined);
+    return true;
+  }
+
+  /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. */
+  sendLine(line: string): boolean {
+    if (this.state !== 'running') return false;
+    this.enqueue(line, undefined);
+    return true;
+  }
+
+  /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
+  request<F extends RequestFrame<RequestType>>(frame: F, options: RequestOptions = {}): Promise<ResponseFor[F['type']]> {
+    if (this.state !== 'running') {
+      const reason = this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`);
+      return Promise.reject(reason);
+    }
+    const { signal, timeoutMs } = options;
+    if (signal?.aborted) return Promise.reject(this.error(ErrorCode.ABORTED, `${this.name}: ${frame.type} aborted`, signal.reason));
+    const id = `${this.idPrefix}${++this.seq}`;
+    return new Promise<ResponseFor[F['type']]>((resolve, reject) => {
+      const entry: Pending = {
+        type: RESPONSE_TYPE[frame.type as RequestType],
+        resolve: resolve as (frame: ExtensionFrame) => void,
+        reject,
+        timer: undefined,
+        written: false,
+        cleanup: undefined,
+      };
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(() => this.onRequestTimeout(id, entry, frame.type, timeoutMs), Math.max(0, timeoutMs));
+        entry.timer.unref?.();
+      }
+      if (signal !== undefined) {
+        const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${this.name}: ${frame.type} aborted`, signal.reason));
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.pending.set(id, entry);
+      this.enqueue(encodeFrame({ ...frame, id } as HostFrame), entry);
+    });
+  }
+
+  private onRequestTimeout(id: string, entry: Pending, type: string, timeoutMs: number): void {
+    if (!entry.written) {
+      // The request never left our buffer: the extension is not reading. Close its stdin so
+      // nothing stays blocked behind it.
+      const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
+      this.logLine(error.message);
+      this.settle(id, undefined, error);
+      this.child?.stdin.destroy();
+      return;
+    }
+    this.settle(id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not answer ${type} within ${timeoutMs} ms; see ${this.logPath}`));
+  }
+
+  private settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
+    const entry = this.pending.get(id);
+    if (entry === undefined) {
+      if (frame !== undefined) this.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
+      return;
+    }
+    this.pending.delete(id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.cleanup?.();
+    if (error !== undefined) {
+      entry.reject(error);
+    } else if (frame !== undefined && frame.type !== entry.type) {
+      entry.reject(this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered a request expecting ${entry.type} with ${frame.type}`));
+    } else {
+      entry.resolve(frame!);
+    }
+  }
+
+  private rejectAll(error: ExtensionHostError): void {
+    if (this.pending.size === 0) return;
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of entries) {
+      if (entry.timer !== undefined) clearTimeout(entry.timer);
+      entry.cleanup?.();
+      entry.reject(error);
+    }
+  }
+
+  // Lines written in one tick go out in one write() (measured faster under load).
+  private enqueue(line: string, entry: Pending | undefined): void {
+    this.outbox.push(line);
+    if (entry?.timer !== undefined) this.outboxPending.push(entry);
+    if (!this.flushScheduled && !this.waitingDrain) {
+      this.flushScheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const stdin = this.child?.stdin;
+    if (this.outbox.length === 0 || stdin === undefined || this.waitingDrain) return;
+    if (stdin.destroyed || stdin.writableEnded) {
+      this.outbox = [];
+      this.outboxPending = [];
+      return;
+    }
+    const data = this.outbox.length === 1 ? this.outbox[0]! : this.outbox.join('');
+    const batch = this.outboxPending;
+    this.outbox = [];
+    this.outboxPending = [];
+    this.stats.framesOut++;
+    const ok = stdin.write(
+      data,
+      batch.length === 0
+        ? undefined
+        : () => {
+            for (const entry of batch) entry.written = true;
+          },
+    );
+    if (!ok) this.waitingDrain = true;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Stopping
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Graceful stop: `shutdown`, close stdin, wait up to the shutdown grace, then SIGTERM, then SIGKILL
+   * after the kill grace — always to the whole process group. Pending requests settle at once with
+   * PROCESS_EXITED. Idempotent; resolves when the process is gone.
+   */
+  stop(): Promise<void> {
+    if (this.stopping !== undefined) return this.stopping;
+    this.stopping = this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    if (this.child === undefined || this.exitInfo !== undefined) {
+      if (this.state !== 'closed') {
+        this.state = 'closed';
+        this.finish({ code: null, signal: null, reason: 'stopped' });
+      }
+      return;
+    }
+    const wasRunning = this.state === 'running';
+    this.endReason ??= 'stopped';
+    this.state = 'stopping';
+    this.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
+    this.failEarly(this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped before it said hello`));
+    const grace = this.options.timeouts?.shutdown ?? 2000;
+    if (wasRunning) {
+      this.send({ type: 'shutdown' });
+      this.flush();
+      this.child.stdin.end();
+      if (await this.waitExit(grace)) return;
+    } else {
+      this.child.stdin.destroy();
+    }
+    await this.kill();
+  }
+
+  /** SIGTERM, then SIGKILL after the kill grace, to the process group; resolves at exit. */
+  private async kill(): Promise<void> {
+    if (this.exitInfo !== undefined || this.child === undefined) return;
+    this.child.kill('SIGTERM');
+    if (await this.waitExit(this.options.timeouts?.kill ?? 1000)) return;
+    this.child.kill('SIGKILL');
+    await this.waitExit(5000);
+  }
+
+  private async waitExit(ms: number): Promise<boolean> {
+    if (this.exitInfo !== undefined) return true;
+    try {
+      await pTimeout(this.exitPromise, { milliseconds: ms });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/** Parsing of host -> extension lines, the mirror of protocol/codec's decodeExtensionFrame. */
+import type { z } from 'zod';
+import { describeIssues, preview } from '../protocol/codec.js';
+import {
+  CommandInvokedFrame,
+  EventFrame,
+  EventInterceptFrame,
+  HelloAckFrame,
+  PanelCloseFrame,
+  PanelKeyFrame,
+  ShutdownFrame,
+  ToolCallFrame,
+} from '../protocol/frames.js';
+
+const SCHEMAS = {
+  hello_ack: HelloAckFrame,
+  command_invoked: CommandInvokedFrame,
+  tool_call: ToolCallFrame,
+  event: EventFrame,
+  event_intercept: EventInterceptFrame,
+  panel_key: PanelKeyFrame,
+  panel_close: PanelCloseFrame,
+  shutdown: ShutdownFrame,
+} as const;
+
+type Schemas = typeof SCHEMAS;
+/** Any frame the host may send, as the SDK sees it. */
+export type IncomingFrame = { [K in keyof Schemas]: z.output<Schemas[K]> }[keyof Schemas];
+
+/** Request types: each must get exactly one answer, even when the frame is malformed. */
+export const REQUEST_TYPES = ['command_invoked', 'tool_call', 'event_intercept'] as const;
+export type RequestType = (typeof REQUEST_TYPES)[number];
+
+export type DecodedHostFrame =
+  | { ok: true; frame: IncomingFrame }
+  /** `request` is set when the bad frame still names a request type and an id to answer. */
+  | { ok: false; message: string; request?: { type: RequestType; id: string; event?: unknown } | undefined };
+
+function isRequestType(type: string): type is RequestType {
+  return (REQUEST_TYPES as readonly string[]).includes(type);
+}
+
+/** Parses one line from the host. Never throws. */
+export function decodeHostFrame(line: string): DecodedHostFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { ok: false, message: `not JSON (${(err as Error).message}): ${preview(line)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: `not a JSON object: ${preview(line)}` };
+  }
+  const { type, id, event } = value as { type?: unknown; id?: unknown; event?: unknown };
+  if (typeof type !== 'string' || !Object.hasOwn(SCHEMAS, type)) {
+    return { ok: false, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` };
+  }
+  const parsed = SCHEMAS[type as keyof Schemas].safeParse(value);
+  if (parsed.success) return { ok: true, frame: parsed.data as IncomingFrame };
+  const message = `invalid ${type} frame (${describeIssues(parsed.error)})`;
+  if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id, event } };
+  return { ok: false, message };
+}

@@ -1,0 +1,47 @@
+// The SDK for extension authors: `zot-extension-host/sdk`. Every export is listed by name.
+export { defineExtension } from './extension.js';
+export type {
+  Extension,
+  ExtensionOptions,
+  CommandOptions,
+  ToolOptions,
+  ZodToolOptions,
+  JsonSchemaToolOptions,
+  RunOptions,
+} from './extension.js';
+export { prompt, insert, display, openPanel, noop } from './responses.js';
+export type { CommandResponse, ResponseOptions, PanelSpec, PanelView } from './responses.js';
+export { text, image, toolError } from './results.js';
+export type { ToolContent, ToolResult, ToolReturn } from './results.js';
+export type {
+  EventPayload,
+  EventPayloads,
+  CustomEventPayload,
+  InterceptInputs,
+  InterceptDecisions,
+} from './events.js';
+export type {
+  HostInfo,
+  PanelHandle,
+  ExtensionContext,
+  RequestContext,
+  HelloHandler,
+  CommandHandler,
+  ToolHandler,
+  EventHandler,
+  InterceptHandler,
+  PanelKeyHandler,
+  PanelCloseHandler,
+} from './types.js';
+export { ExtensionSdkError, SdkErrorCode } from './errors.js';
+export type { ZodSchema } from './schema.js';
+export type {
+  EventName,
+  InterceptName,
+  NotifyLevel,
+  PanelKeyName,
+  JsonObject,
+  ContentBlock,
+  TextBlock,
+  ImageBlock,
+} from '../protocol/frames.js';

@@ -1,0 +1,337 @@
+/**
+ * One run of an extension over a pair of streams: the handshake in canonical order, then concurrent
+ * request handling until shutdown, end of input, or a broken output stream.
+ */
+import { LineDecoder } from '../protocol/decoder.js';
+import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName } from '../protocol/frames.js';
+import { commandFrame, toolFrame, type Definitions, type ToolDef } from './definitions.js';
+import { eventPayload, interceptInput, interceptResponseFrame } from './events.js';
+import { decodeHostFrame, type IncomingFrame } from './host-frames.js';
+import { commandResponseFrame, panelRenderFrame, type PanelView } from './responses.js';
+import { toolErrorFrame, toolResultFrame } from './results.js';
+import { checkArgs } from './schema.js';
+import { KeyedSerialQueue } from './serial-queue.js';
+import type { ExtensionContext, HostInfo, PanelHandle, RequestContext } from './types.js';
+import { FrameWriter } from './writer.js';
+
+type WriteFn = (chunk: string, callback: (err?: Error | null) => void) => boolean;
+
+/** How long stopping waits for queued frames to reach the output before giving up. */
+const STOP_FLUSH_MS = 2000;
+
+export interface SessionOptions {
+  name: string;
+  hello: HelloFrame;
+  defs: Definitions;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Writes to `output` (the real stdout when process.stdout is guarded). */
+  write: WriteFn;
+  stderr: NodeJS.WritableStream;
+  /** One-way frames issued before the run; sent right after `ready`. */
+  pending: object[];
+  onHost: (host: HostInfo) => void;
+}
+
+type Phase = 'handshake' | 'ready' | 'stopped';
+/** Frames handled once the handshake is over. */
+type RuntimeFrame = Exclude<IncomingFrame, { type: 'hello_ack' | 'shutdown' }>;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function toHostInfo(frame: HelloAckFrame): HostInfo {
+  return {
+    protocolVersion: frame.protocol_version,
+    zotVersion: frame.zot_version,
+    provider: frame.provider,
+    model: frame.model,
+    cwd: frame.cwd,
+    extensionDir: frame.extension_dir,
+    dataDir: frame.data_dir,
+    raw: frame,
+  };
+}
+
+export class Session {
+  private phase: Phase = 'handshake';
+  private host: HostInfo | undefined;
+  private helloAcked = false;
+  private readonly abort = new AbortController();
+  private readonly writer: FrameWriter;
+  private readonly decoder: LineDecoder;
+  private readonly panelQueue = new KeyedSerialQueue();
+  /** Requests and events that arrived before `ready`; handled in order right after it. */
+  private readonly backlog: RuntimeFrame[] = [];
+  private readonly pending: object[];
+  private resolveDone!: (code: number) => void;
+  private readonly done = new Promise<number>((resolve) => {
+    this.resolveDone = resolve;
+  });
+  private readonly onData = (chunk: Buffer | string) => {
+    this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+  private readonly onEnd = () => {
+    this.decoder.end();
+    this.stop(0);
+  };
+  private readonly onInputError = (err: Error) => {
+    this.log(`input error: ${err.message}`);
+    this.stop(0);
+  };
+
+  constructor(private readonly options: SessionOptions) {
+    this.pending = options.pending;
+    this.writer = new FrameWriter(options.output, options.write, (err) => {
+      if (this.phase !== 'stopped') this.log(`output closed (${err.message}); stopping`);
+      this.stop(0);
+    });
+    this.decoder = new LineDecoder(
+      (line) => this.onLine(line),
+      (bytes, limit) => {
+        this.log(`input frame of ${bytes} bytes exceeds the ${limit}-byte limit; stopping`);
+        this.stop(1);
+      },
+    );
+  }
+
+  /** Sends `hello` and runs until stopped; resolves with the exit code. */
+  start(): Promise<number> {
+    const { input } = this.options;
+    input.on('data', this.onData);
+    input.on('end', this.onEnd);
+    input.on('close', this.onEnd);
+    input.on('error', this.onInputError);
+    this.writer.send(this.options.hello);
+    return this.done;
+  }
+
+  /** Announces a registration made while running; before `ready` the batch will include it. */
+  announce(frame: object): void {
+    if (this.phase === 'ready') this.writer.send(frame);
+  }
+
+  /** Sends a one-way frame (notify, submit, panel...); held back until `ready`, dropped once stopped. */
+  sendOneWay(frame: object): void {
+    if (this.phase === 'handshake') this.pending.push(frame);
+    else if (this.phase === 'ready') this.writer.send(frame);
+  }
+
+  panel(id: string): PanelHandle {
+    return {
+      id,
+      render: (view: PanelView) => this.sendOneWay(panelRenderFrame(id, view)),
+      close: () => this.sendOneWay({ type: 'panel_close', panel_id: id }),
+    };
+  }
+
+  private log(message: string): void {
+    this.options.stderr.write(`[${this.options.name}] ${message}\n`);
+  }
+
+  private onLine(line: string): void {
+    const decoded = decodeHostFrame(line);
+    if (!decoded.ok) {
+      this.log(`ignored input line: ${decoded.message}`);
+      const request = decoded.request;
+      if (request) {
+        // Malformed, but it still names a request: answer it so the host is not left waiting.
+        const message = `malformed ${request.type} frame: ${decoded.message}`;
+        if (request.type === 'command_invoked') {
+          this.reply(commandResponseFrame(request.id, { action: 'noop', error: message }));
+        } else if (request.type === 'tool_call') {
+          this.reply(toolErrorFrame(request.id, message));
+        } else {
+          this.reply({ type: 'event_intercept_response', id: request.id });
+        }
+      }
+      return;
+    }
+    const frame = decoded.frame;
+    if (frame.type === 'shutdown') {
+      this.writer.send({ type: 'shutdown_ack' });
+      this.stop(0);
+    } else if (frame.type === 'hello_ack') {
+      if (this.helloAcked) this.log('ignored a second hello_ack');
+      else {
+        this.helloAcked = true;
+        void this.completeHandshake(frame);
+      }
+    } else if (this.phase === 'handshake') {
+      this.backlog.push(frame);
+    } else {
+      this.dispatch(frame);
+    }
+  }
+
+  private async completeHandshake(frame: HelloAckFrame): Promise<void> {
+    const host = toHostInfo(frame);
+    this.host = host;
+    this.options.onHost(host);
+    for (const handler of this.options.defs.helloHandlers) {
+      try {
+        await handler(host);
+      } catch (err) {
+        this.log(`onHello handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+      if (this.phase !== 'handshake') return;
+    }
+    const { defs } = this.options;
+    for (const def of defs.commands.values()) this.writer.send(commandFrame(def));
+    for (const def of defs.tools.values()) this.writer.send(toolFrame(def));
+    const subscribe = defs.subscribeFrame();
+    if (subscribe) this.writer.send(subscribe);
+    this.writer.send({ type: 'ready' });
+    this.phase = 'ready';
+    for (const oneWay of this.pending.splice(0)) this.writer.send(oneWay);
+    for (const queued of this.backlog.splice(0)) this.dispatch(queued);
+  }
+
+  private dispatch(frame: RuntimeFrame): void {
+    switch (frame.type) {
+      case 'command_invoked':
+        void this.runCommand(frame.id, frame.name, frame.args);
+        return;
+      case 'tool_call':
+        void this.runTool(frame.id, frame.name, frame.args);
+        return;
+      case 'event_intercept':
+        void this.runInterceptor(frame);
+        return;
+      case 'event':
+        this.runEvent(frame);
+        return;
+      case 'panel_key': {
+        const { panel_id: id, key, text } = frame;
+        void this.panelQueue.run(id, () =>
+          this.guard(`panel "${id}" key handler`, this.options.defs.panelKeys.get(id), (h) => h(key, text, this.panel(id), this.context())),
+        );
+        return;
+      }
+      case 'panel_close': {
+        const id = frame.panel_id;
+        void this.panelQueue.run(id, () =>
+          this.guard(`panel "${id}" close handler`, this.options.defs.panelCloses.get(id), (h) => h(this.panel(id), this.context())),
+        );
+        return;
+      }
+    }
+  }
+
+  /** Runs a one-way handler; a throw is logged, never propagated. */
+  private async guard<H>(what: string, handler: H | undefined, call: (handler: H) => unknown): Promise<void> {
+    if (handler === undefined) return;
+    try {
+      await call(handler);
+    } catch (err) {
+      this.log(`${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+  }
+
+  private runEvent(frame: Extract<IncomingFrame, { type: 'event' }>): void {
+    const handlers = this.options.defs.events.get(frame.event);
+    if (!handlers) return;
+    const payload = eventPayload(frame);
+    for (const handler of handlers) {
+      void this.guard(`event "${frame.event}" handler`, handler, (h) => h(payload as never, this.context()));
+    }
+  }
+
+  private async runCommand(id: string, name: string, args: string): Promise<void> {
+    const def = this.options.defs.findCommand(name);
+    if (!def) {
+      this.reply(commandResponseFrame(id, { action: 'noop', error: `unknown command "${name}"` }));
+      return;
+    }
+    try {
+      const response = await def.handler(args, this.context(id));
+      this.reply(commandResponseFrame(id, response ?? undefined));
+    } catch (err) {
+      this.log(`command "${def.name}" failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.reply(commandResponseFrame(id, { action: 'noop', error: errorText(err) }));
+    }
+  }
+
+  private async runTool(id: string, name: string, rawArgs: Record<string, unknown>): Promise<void> {
+    const def: ToolDef | undefined = this.options.defs.tools.get(name);
+    if (!def) {
+      this.reply(toolErrorFrame(id, `unknown tool "${name}"`));
+      return;
+    }
+    try {
+      let args: unknown = rawArgs;
+      if (def.zod) {
+        const checked = await checkArgs(def.name, def.zod, rawArgs);
+        if (!checked.ok) {
+          this.reply(toolErrorFrame(id, checked.message));
+          return;
+        }
+        args = checked.args;
+      }
+      const result = await def.handler(args as never, this.context(id));
+      this.reply(toolResultFrame(id, result));
+    } catch (err) {
+      this.log(`tool "${def.name}" failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.reply(toolErrorFrame(id, `tool "${def.name}" failed: ${errorText(err)}`));
+    }
+  }
+
+  private async runInterceptor(frame: EventInterceptFrame): Promise<void> {
+    const event: InterceptName = frame.event;
+    const handler = this.options.defs.interceptors.get(event);
+    if (!handler) {
+      this.reply({ type: 'event_intercept_response', id: frame.id });
+      return;
+    }
+    try {
+      const decision = await handler(interceptInput(frame) as never, this.context(frame.id));
+      this.reply(interceptResponseFrame(frame.id, event, decision ?? undefined));
+    } catch (err) {
+      // Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.
+      this.log(`interceptor "${event}" failed (allowing): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.reply({ type: 'event_intercept_response', id: frame.id });
+    }
+  }
+
+  private reply(frame: object): void {
+    if (this.phase !== 'stopped') this.writer.send(frame);
+  }
+
+  private context(requestId: string): RequestContext;
+  private context(): ExtensionContext;
+  private context(requestId?: string): ExtensionContext | RequestContext {
+    const ctx: ExtensionContext = {
+      host: this.host as HostInfo,
+      signal: this.abort.signal,
+      notify: (level, message) => this.sendOneWay({ type: 'notify', level, message }),
+      clearNotes: () => this.sendOneWay({ type: 'clear_notes' }),
+      submit: (text) => this.sendOneWay({ type: 'submit', text }),
+      panel: (panelId) => this.panel(panelId),
+    };
+    return requestId === undefined ? ctx : { ...ctx, requestId };
+  }
+
+  /** Stops once: no more frames are accepted, handlers are aborted, queued frames get flushed. */
+  private stop(code: number): void {
+    if (this.phase === 'stopped') return;
+    this.phase = 'stopped';
+    this.writer.close();
+    const { input } = this.options;
+    input.removeListener('data', this.onData);
+    input.removeListener('end', this.onEnd);
+    input.removeListener('close', this.onEnd);
+    input.removeListener('error', this.onInputError);
+    this.abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_FLUSH_MS);
+      timer.unref();
+    });
+    void Promise.race([this.writer.flush(), deadline]).then(() => {
+      clearTimeout(timer);
+      this.writer.detach();
+      this.resolveDone(code);
+    });
+  }
+}
