@@ -14,6 +14,8 @@ export interface Sizes {
   calls1m: number;
   /** Extension counts for start-to-ready. */
   startCounts: number[];
+  /** Runs for start-to-ready (it dominates the quick run's time); undefined = the run count. */
+  startRuns?: number | undefined;
   /** Largest start count the MCP column is measured for (each MCP server loads the SDK). */
   mcpStartMax: number;
   /** Interceptor counts, and chains measured per run. */
@@ -50,10 +52,11 @@ export const QUICK: Sizes = {
   pipelinedCalls: 6000,
   calls64k: 40,
   calls1m: 8,
+  startRuns: 2,
   mcpStartMax: 1,
-  interceptCalls: 200,
-  fanoutEmits: 300,
-  memoryExtensions: 20,
+  interceptCalls: 150,
+  fanoutEmits: 200,
+  memoryExtensions: 10,
 };
 
 export interface BenchContext {

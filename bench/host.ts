@@ -3,6 +3,8 @@
  * then reads "n/a"). The shape below is the subset of the public API the scenarios use.
  */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { BenchWorkspace, EchoExtension } from './extensions.js';
 
 export interface HostToolResult {
@@ -24,17 +26,28 @@ type HostConstructor = new (options: Record<string, unknown>) => HostLike;
 
 export type HostModule = { ok: true; from: string; ExtensionHost: HostConstructor } | { ok: false; reason: string };
 
-/** Imports ExtensionHost from ../src (through tsx) or from the built ../dist. Never throws. */
-export async function loadHost(from: 'src' | 'dist'): Promise<HostModule> {
-  const url = new URL(from === 'dist' ? '../dist/index.js' : '../src/index.ts', import.meta.url);
-  if (!existsSync(url)) return { ok: false, reason: `${from === 'dist' ? 'dist/index.js' : 'src/index.ts'} not found` };
+/**
+ * Imports ExtensionHost from `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
+ * other module path or URL (e.g. a build of an older commit, to measure a change). Never throws.
+ */
+export async function loadHost(spec: string): Promise<HostModule> {
+  const url =
+    spec === 'src'
+      ? new URL('../src/index.ts', import.meta.url)
+      : spec === 'dist'
+        ? new URL('../dist/index.js', import.meta.url)
+        : /^[a-z]+:/i.test(spec)
+          ? new URL(spec)
+          : pathToFileURL(resolve(spec));
+  const from = spec === 'src' || spec === 'dist' ? spec : url.href;
+  if (url.protocol === 'file:' && !existsSync(url)) return { ok: false, reason: `${from} not found` };
   try {
     const mod = (await import(url.href)) as Record<string, unknown>;
     const ctor = mod.ExtensionHost;
     if (typeof ctor !== 'function') return { ok: false, reason: `ExtensionHost is not exported from ${from}` };
     return { ok: true, from, ExtensionHost: ctor as HostConstructor };
   } catch (error) {
-    return { ok: false, reason: `import failed: ${(error as Error).message}` };
+    return { ok: false, reason: `import of ${from} failed: ${(error as Error).message}` };
   }
 }
 

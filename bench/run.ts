@@ -3,7 +3,7 @@
  * same run, interleaved, several runs; prints one table and optionally writes JSON.
  *
  *   node --expose-gc --import tsx bench/run.ts [--quick] [--json file] [--only rtt,pipelined,...]
- *                                              [--runs N] [--dist]
+ *                                              [--runs N] [--host src|dist|<module>]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -25,12 +25,13 @@ import { runStartup } from './scenarios/startup.js';
 const SCENARIOS = ['rtt', 'pipelined', 'large', 'startup', 'intercept', 'fanout', 'memory', 'discovery', 'import'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenario,...>] [--runs <n>] [--dist]
+const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenario,...>] [--runs <n>] [--host <which>]
   --quick        smaller sizes, whole run under a minute
   --json <file>  also write machine-readable results
   --only <list>  any of: ${SCENARIOS.join(', ')}
   --runs <n>     interleaved runs per scenario (default 5, --quick 3)
-  --dist         benchmark the built dist/ instead of src/ (through tsx)`;
+  --host <which> where ExtensionHost comes from: src (default, through tsx), dist (the build),
+                 or a module path, e.g. a build of another commit to compare before/after`;
 
 function parse() {
   const { values } = parseArgs({
@@ -39,7 +40,7 @@ function parse() {
       json: { type: 'string' },
       only: { type: 'string' },
       runs: { type: 'string' },
-      dist: { type: 'boolean', default: false },
+      host: { type: 'string', default: 'src' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -52,13 +53,13 @@ function parse() {
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}\n${USAGE}`);
   const runs = values.runs === undefined ? (values.quick ? 3 : 5) : Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer\n${USAGE}`);
-  return { quick: values.quick, json: values.json, only: new Set(only as Scenario[]), runs, dist: values.dist };
+  return { quick: values.quick, json: values.json, only: new Set(only as Scenario[]), runs, host: values.host };
 }
 
 async function main(): Promise<void> {
   const options = parse();
   const started = nowNs();
-  const host = await loadHost(options.dist ? 'dist' : 'src');
+  const host = await loadHost(options.host);
   const workspace = new BenchWorkspace();
   process.once('SIGINT', () => {
     workspace.dispose();

@@ -10,12 +10,13 @@ import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 
 export async function runStartup(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
+  const runs = Math.min(ctx.runs, ctx.sizes.startRuns ?? ctx.runs);
   for (const count of ctx.sizes.startCounts) {
     const extensions = ctx.workspace.extensions(count);
     const values = emptyValues();
     const impls: Impl[] = count <= ctx.sizes.mcpStartMax ? ['raw', 'host', 'mcp'] : ['raw', 'host'];
     const disabled = new Set<Impl>();
-    for (let run = 0; run < ctx.runs; run++) {
+    for (let run = 0; run < runs; run++) {
       for (const impl of order(run, impls)) {
         await guarded(ctx, `start ${count}`, impl, disabled, async () => {
           if (impl === 'raw') {
@@ -39,7 +40,7 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
           }
         });
       }
-      ctx.progress(`start ${count}: run ${run + 1}/${ctx.runs}`);
+      ctx.progress(`start ${count}: run ${run + 1}/${runs}`);
     }
     rows.push({
       scenario: `start ${count} extension${count === 1 ? '' : 's'}`,

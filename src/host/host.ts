@@ -49,6 +49,7 @@ const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
   shutdown: 2000,
 };
 
+const TYPE_EVENT = { type: 'event' } as const;
 const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
 const MAX_DIAGNOSTICS = 1000;
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
@@ -729,7 +730,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     let sent = 0;
     for (const ext of this.loaded) {
       if (ext.state !== 'ready' || !ext.events.has(name)) continue;
-      line ??= encodeFrame({ ...(first as object), type: 'event' });
+      line ??= encodeFrame({ type: 'event', ...(first as object), ...TYPE_EVENT });
       if (ext.process.sendLine(line)) sent++;
     }
     return sent;

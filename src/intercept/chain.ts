@@ -133,6 +133,13 @@ function copy<T>(value: T): T {
   }
 }
 
+function markFailure(step: TraceStep, kind: FailureKind, policy: 'allow' | 'block', message: string): void {
+  step.decision = 'failure';
+  step.failure = kind;
+  step.failurePolicy = policy;
+  step.message = message;
+}
+
 function removeEntry(list: Entry[], match: (entry: Entry) => boolean): boolean {
   const index = list.findIndex(match);
   if (index === -1) return false;
@@ -316,7 +323,7 @@ export class InterceptChain {
         systemPrompt = next as string;
         step.traced.decision = 'rewrite';
       } else {
-        Object.assign(step.traced, { decision: 'failure', failure: 'malformed', failurePolicy: 'allow', message: problem });
+        markFailure(step.traced, 'malformed', 'allow', problem);
         this.#diagnose(interceptor, event, 'malformed', problem);
       }
     }
@@ -359,7 +366,7 @@ export class InterceptChain {
     const canBlock = event !== 'before_agent_start';
     if (!outcome.ok) {
       const policy = canBlock ? (interceptor.onFailure ?? 'allow') : 'allow';
-      Object.assign(traced, { decision: 'failure', failure: outcome.kind, failurePolicy: policy, message: outcome.message });
+      markFailure(traced, outcome.kind, policy, outcome.message);
       this.#diagnose(interceptor, event, outcome.kind, outcome.message);
       if (policy === 'allow') return { traced };
       return { traced, blocked: { reason: `${name} failed (${outcome.kind}): blocked by policy`, blockedBy: name } };
@@ -376,7 +383,9 @@ export class InterceptChain {
       this.#diagnose(interceptor, event, 'ignored_field', 'block is not a boolean; ignored');
     }
     if (!canBlock) {
-      if (block === true) this.#diagnose(interceptor, event, 'ignored_field', 'block does not apply to before_agent_start; ignored');
+      if (block === true) {
+        this.#diagnose(interceptor, event, 'ignored_field', 'block does not apply to before_agent_start; ignored');
+      }
       return { traced, decision };
     }
     if (block !== true) return { traced, decision };

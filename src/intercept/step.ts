@@ -102,9 +102,8 @@ export function runStep(
       } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         settle(() => resolve({ ok: true, decision: value as Record<string, unknown> }));
       } else {
-        settle(() =>
-          resolve({ ok: false, kind: 'malformed', message: `${name} answered with ${describe(value)}, not a decision object` }),
-        );
+        const message = `${name} answered with ${describe(value)}, not a decision object`;
+        settle(() => resolve({ ok: false, kind: 'malformed', message }));
       }
     }, fail);
   });

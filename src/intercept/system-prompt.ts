@@ -25,7 +25,10 @@ export interface PrepareSystemPromptOptions {
   systemPrompt: string;
   /** The conversation id. @default the preparer's `runtimeSessionId` */
   sessionId?: string | undefined;
-  /** Aborting rejects this call with `ABORTED`; the pass stops (committing nothing) once no caller waits. @default undefined */
+  /**
+   * Aborting rejects this call with `ABORTED`; the pass stops, committing nothing, once no caller waits.
+   * @default undefined
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -163,9 +166,9 @@ export class SystemPromptPreparer {
       if (pass.stop.signal.aborted) throw abortedError(pass.stop.signal);
       if (outcome !== undefined) this.#warn(outcome.trace);
       if (outcome !== undefined && generation === this.#generation) {
-        const committed: Committed = { ...inputs, systemPrompt: outcome.systemPrompt, agentRunId, trace: outcome.trace };
-        this.#committed = committed;
-        return committed;
+        const { systemPrompt, trace } = outcome;
+        this.#committed = { ...inputs, systemPrompt, agentRunId, trace };
+        return this.#committed;
       }
       // Invalidated while waiting: discard and run again against the current base.
       pass.iteration = new AbortController();

@@ -29,7 +29,7 @@ export interface ToolCallDecision {
   block?: boolean | undefined;
   /** Shown to the model as the tool error when blocking. @default `blocked by <name>` */
   reason?: string | undefined;
-  /** Replacement arguments (a plain JSON object); the next interceptors and the tool see them. Ignored when blocking. */
+  /** Replacement args (a plain JSON object) for the next interceptors and the tool. Ignored when blocking. */
   modifiedArgs?: unknown;
 }
 

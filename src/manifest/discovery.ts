@@ -479,7 +479,7 @@ function merge(slots: readonly Slot[]): DiscoveryResult {
   for (const slot of slots) {
     diagnostics.push(...slot.diagnostics);
     if (slot.extension === undefined) continue;
-    const ext: DiscoveredExtension = { ...slot.extension, order: extensions.length };
+    const ext: DiscoveredExtension = { ...slot.extension, shadowedBy: undefined, order: extensions.length };
     const winner = winners.get(ext.name);
     if (winner === undefined) {
       winners.set(ext.name, ext);

@@ -415,6 +415,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     if (this.state === 'running') this.logLine(`exited with ${status}`);
     // Frames written just before exit may still be in the pipe: settle after stdout ends (or shortly after).
     const finalize = () => {
+      this.disconnected ??= error;
       this.rejectAll(error);
       this.finish({ code, signal, reason });
     };

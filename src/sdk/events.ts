@@ -81,14 +81,9 @@ export interface InterceptDecisions {
   };
 }
 
-function rawOf(frame: object): JsonObject {
-  return frame as JsonObject;
-}
-
-/** The handler payload for an event frame (already validated by its schema). */
-export function eventPayload(frame: EventFrame): EventPayloads[EventName] | CustomEventPayload {
+/** The handler payload for an event frame (already validated by its schema); `raw` is the whole line. */
+export function eventPayload(frame: EventFrame, raw: JsonObject): EventPayloads[EventName] | CustomEventPayload {
   const f = frame as JsonObject & { event: string };
-  const raw = rawOf(frame);
   switch (f.event) {
     case 'turn_start':
       return { event: f.event, step: f.step as number, raw } satisfies EventPayloads['turn_start'];
@@ -117,9 +112,8 @@ export function eventPayload(frame: EventFrame): EventPayloads[EventName] | Cust
   }
 }
 
-/** The interceptor input for an event_intercept frame. */
-export function interceptInput(frame: EventInterceptFrame): InterceptInputs[InterceptName] {
-  const raw = rawOf(frame);
+/** The interceptor input for an event_intercept frame; `raw` is the whole line. */
+export function interceptInput(frame: EventInterceptFrame, raw: JsonObject): InterceptInputs[InterceptName] {
   switch (frame.event) {
     case 'tool_call':
       return { toolId: frame.tool_id, toolName: frame.tool_name, args: frame.tool_args, raw };

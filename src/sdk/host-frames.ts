@@ -6,6 +6,7 @@ import {
   EventFrame,
   EventInterceptFrame,
   HelloAckFrame,
+  type JsonObject,
   PanelCloseFrame,
   PanelKeyFrame,
   ShutdownFrame,
@@ -32,7 +33,8 @@ export const REQUEST_TYPES = ['command_invoked', 'tool_call', 'event_intercept']
 export type RequestType = (typeof REQUEST_TYPES)[number];
 
 export type DecodedHostFrame =
-  | { ok: true; frame: IncomingFrame }
+  /** `raw` is the line's whole JSON object: the schemas drop fields they do not know. */
+  | { ok: true; frame: IncomingFrame; raw: JsonObject }
   /** `request` is set when the bad frame still names a request type and an id to answer. */
   | { ok: false; message: string; request?: { type: RequestType; id: string; event?: unknown } | undefined };
 
@@ -56,7 +58,7 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
     return { ok: false, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` };
   }
   const parsed = SCHEMAS[type as keyof Schemas].safeParse(value);
-  if (parsed.success) return { ok: true, frame: parsed.data as IncomingFrame };
+  if (parsed.success) return { ok: true, frame: parsed.data as IncomingFrame, raw: value as JsonObject };
   const message = `invalid ${type} frame (${describeIssues(parsed.error)})`;
   if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id, event } };
   return { ok: false, message };

@@ -3,7 +3,7 @@
  * request handling until shutdown, end of input, or a broken output stream.
  */
 import { LineDecoder } from '../protocol/decoder.js';
-import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName } from '../protocol/frames.js';
+import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName, JsonObject } from '../protocol/frames.js';
 import { commandFrame, toolFrame, type Definitions, type ToolDef } from './definitions.js';
 import { eventPayload, interceptInput, interceptResponseFrame } from './events.js';
 import { decodeHostFrame, type IncomingFrame } from './host-frames.js';
@@ -41,7 +41,7 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function toHostInfo(frame: HelloAckFrame): HostInfo {
+function toHostInfo(frame: HelloAckFrame, raw: JsonObject): HostInfo {
   return {
     protocolVersion: frame.protocol_version,
     zotVersion: frame.zot_version,
@@ -50,7 +50,7 @@ function toHostInfo(frame: HelloAckFrame): HostInfo {
     cwd: frame.cwd,
     extensionDir: frame.extension_dir,
     dataDir: frame.data_dir,
-    raw: frame,
+    raw,
   };
 }
 
@@ -63,7 +63,7 @@ export class Session {
   private readonly decoder: LineDecoder;
   private readonly panelQueue = new KeyedSerialQueue();
   /** Requests and events that arrived before `ready`; handled in order right after it. */
-  private readonly backlog: RuntimeFrame[] = [];
+  private readonly backlog: { frame: RuntimeFrame; raw: JsonObject }[] = [];
   private readonly pending: object[];
   private resolveDone!: (code: number) => void;
   private readonly done = new Promise<number>((resolve) => {
@@ -148,7 +148,7 @@ export class Session {
       }
       return;
     }
-    const frame = decoded.frame;
+    const { frame, raw } = decoded;
     if (frame.type === 'shutdown') {
       this.writer.send({ type: 'shutdown_ack' });
       this.stop(0);
@@ -156,17 +156,17 @@ export class Session {
       if (this.helloAcked) this.log('ignored a second hello_ack');
       else {
         this.helloAcked = true;
-        void this.completeHandshake(frame);
+        void this.completeHandshake(frame, raw);
       }
     } else if (this.phase === 'handshake') {
-      this.backlog.push(frame);
+      this.backlog.push({ frame, raw });
     } else {
-      this.dispatch(frame);
+      this.dispatch(frame, raw);
     }
   }
 
-  private async completeHandshake(frame: HelloAckFrame): Promise<void> {
-    const host = toHostInfo(frame);
+  private async completeHandshake(frame: HelloAckFrame, raw: JsonObject): Promise<void> {
+    const host = toHostInfo(frame, raw);
     this.host = host;
     this.options.onHost(host);
     for (const handler of this.options.defs.helloHandlers) {
@@ -185,10 +185,10 @@ export class Session {
     this.writer.send({ type: 'ready' });
     this.phase = 'ready';
     for (const oneWay of this.pending.splice(0)) this.writer.send(oneWay);
-    for (const queued of this.backlog.splice(0)) this.dispatch(queued);
+    for (const queued of this.backlog.splice(0)) this.dispatch(queued.frame, queued.raw);
   }
 
-  private dispatch(frame: RuntimeFrame): void {
+  private dispatch(frame: RuntimeFrame, raw: JsonObject): void {
     switch (frame.type) {
       case 'command_invoked':
         void this.runCommand(frame.id, frame.name, frame.args);
@@ -197,10 +197,10 @@ export class Session {
         void this.runTool(frame.id, frame.name, frame.args);
         return;
       case 'event_intercept':
-        void this.runInterceptor(frame);
+        void this.runInterceptor(frame, raw);
         return;
       case 'event':
-        this.runEvent(frame);
+        this.runEvent(frame, raw);
         return;
       case 'panel_key': {
         const { panel_id: id, key, text } = frame;
@@ -229,10 +229,10 @@ export class Session {
     }
   }
 
-  private runEvent(frame: Extract<IncomingFrame, { type: 'event' }>): void {
+  private runEvent(frame: Extract<IncomingFrame, { type: 'event' }>, raw: JsonObject): void {
     const handlers = this.options.defs.events.get(frame.event);
     if (!handlers) return;
-    const payload = eventPayload(frame);
+    const payload = eventPayload(frame, raw);
     for (const handler of handlers) {
       void this.guard(`event "${frame.event}" handler`, handler, (h) => h(payload as never, this.context()));
     }
@@ -277,7 +277,7 @@ export class Session {
     }
   }
 
-  private async runInterceptor(frame: EventInterceptFrame): Promise<void> {
+  private async runInterceptor(frame: EventInterceptFrame, raw: JsonObject): Promise<void> {
     const event: InterceptName = frame.event;
     const handler = this.options.defs.interceptors.get(event);
     if (!handler) {
@@ -285,7 +285,7 @@ export class Session {
       return;
     }
     try {
-      const decision = await handler(interceptInput(frame) as never, this.context(frame.id));
+      const decision = await handler(interceptInput(frame, raw) as never, this.context(frame.id));
       this.reply(interceptResponseFrame(frame.id, event, decision ?? undefined));
     } catch (err) {
       // Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
 import { InterceptChain, type InterceptDiagnostic } from '../../src/intercept/chain.js';
@@ -653,5 +654,73 @@ describe('revalidate', () => {
     const result = await chain.toolCall(call({}));
     expect(result).toMatchObject({ block: true, reason: 'flaky-guard failed (error): blocked by policy' });
     expect(result.trace.at(-1)).toMatchObject({ revalidation: true, decision: 'failure', failurePolicy: 'block' });
+  });
+});
+
+describe('toolCall against a reference model', () => {
+  type Behaviour =
+    | { kind: 'allow' }
+    | { kind: 'block'; reason: string | undefined }
+    | { kind: 'rewrite'; value: number }
+    | { kind: 'bad-args' }
+    | { kind: 'throw' };
+  const behaviour = fc.oneof(
+    fc.constant<Behaviour>({ kind: 'allow' }),
+    fc.record({ kind: fc.constant('block' as const), reason: fc.option(fc.string(), { nil: undefined }) }),
+    fc.record({ kind: fc.constant('rewrite' as const), value: fc.integer() }),
+    fc.constant<Behaviour>({ kind: 'bad-args' }),
+    fc.constant<Behaviour>({ kind: 'throw' }),
+  );
+  const step = fc.record({ behaviour, onFailure: fc.constantFrom('allow' as const, 'block' as const) });
+
+  it('blocks at the first block or fail-closed failure and chains every valid rewrite', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 8 }), async (steps) => {
+        const seen: unknown[] = [];
+        const chain = new InterceptChain();
+        steps.forEach(({ behaviour: b, onFailure }, i) =>
+          chain.add({
+            name: `i${i}`,
+            onFailure,
+            toolCall: ({ args }) => {
+              seen.push(args.v);
+              if (b.kind === 'throw') throw new Error('boom');
+              if (b.kind === 'block') return { block: true, reason: b.reason };
+              if (b.kind === 'rewrite') return { modifiedArgs: { v: b.value } };
+              if (b.kind === 'bad-args') return { modifiedArgs: [b] };
+              return undefined;
+            },
+          }),
+        );
+
+        // Reference model of the spec's rules.
+        let v = 0;
+        let modified = false;
+        const expectedSeen: unknown[] = [];
+        let expected: { block: boolean; reason?: string; blockedBy?: string } = { block: false };
+        for (const [i, { behaviour: b, onFailure }] of steps.entries()) {
+          expectedSeen.push(v);
+          const name = `i${i}`;
+          if (b.kind === 'throw' && onFailure === 'block') {
+            expected = { block: true, reason: `${name} failed (error): blocked by policy`, blockedBy: name };
+            break;
+          }
+          if (b.kind === 'block') {
+            expected = { block: true, reason: b.reason || `blocked by ${name}`, blockedBy: name };
+            break;
+          }
+          if (b.kind === 'rewrite') {
+            v = b.value;
+            modified = true;
+          }
+        }
+
+        const result = await chain.toolCall(call({ v: 0 }));
+        expect(result).toMatchObject({ ...expected, args: { v }, modified });
+        expect(seen).toEqual(expectedSeen);
+        expect(result.trace).toHaveLength(expectedSeen.length);
+      }),
+      { seed: 20240601, numRuns: 300 },
+    );
   });
 });

@@ -1,0 +1,201 @@
+// Plays the host for an SDK extension over in-memory streams: writes host frames, records every
+// frame the extension writes (synchronously, in order) and waits for frames with a deadline.
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach } from 'vitest';
+import { LineDecoder } from '../../src/protocol/decoder.js';
+import type { RunOptions } from '../../src/sdk/extension.js';
+import type { Extension } from '../../src/sdk/index.js';
+
+export type Frame = Record<string, unknown> & { type: string };
+
+export const HELLO_ACK = {
+  type: 'hello_ack',
+  protocol_version: 1,
+  zot_version: '0.0.7',
+  provider: 'anthropic',
+  model: 'claude-opus-4-7',
+  cwd: '/work/project',
+  extension_dir: '/work/project/.zot/extensions/demo',
+  data_dir: '/work/project/.zot/extensions/demo/data',
+} as const;
+
+const DEADLINE_MS = 2000;
+
+interface Waiter {
+  match: (frame: Frame) => boolean;
+  resolve: (frame: Frame) => void;
+}
+
+export class FakeHost {
+  /** Every frame the extension wrote, in order. */
+  readonly received: Frame[] = [];
+  /** Everything the extension wrote to its stderr. */
+  stderr = '';
+  readonly toExt = new PassThrough();
+  readonly done: Promise<void>;
+  private readonly taken = new Set<Frame>();
+  private waiters: Waiter[] = [];
+  private stderrWaiters: { needle: string; resolve: () => void }[] = [];
+  private nextId = 1;
+
+  constructor(ext: Extension, options: Omit<RunOptions, 'input' | 'output' | 'stderr'> = {}) {
+    const decoder = new LineDecoder(
+      (line) => this.record(JSON.parse(line) as Frame),
+      () => {
+        throw new Error('frame too large');
+      },
+    );
+    // Records synchronously, so `received` is exact at any point a handler looks at it.
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        decoder.push(chunk);
+        callback();
+      },
+    });
+    const stderr = new Writable({
+      write: (chunk: Buffer, _encoding, callback) => {
+        this.stderr += chunk.toString();
+        this.stderrWaiters = this.stderrWaiters.filter((w) => {
+          if (!this.stderr.includes(w.needle)) return true;
+          w.resolve();
+          return false;
+        });
+        callback();
+      },
+    });
+    this.done = ext.run({ ...options, input: this.toExt, output: sink, stderr });
+  }
+
+  /** Writes one host frame. */
+  send(frame: object): void {
+    this.toExt.write(`${JSON.stringify(frame)}\n`);
+  }
+
+  /** Writes raw text (for garbage-input tests). */
+  sendRaw(text: string): void {
+    this.toExt.write(text);
+  }
+
+  id(prefix = 'req'): string {
+    return `${prefix}-${this.nextId++}`;
+  }
+
+  /** The first frame not taken yet that matches; waits for it up to the deadline. */
+  waitFor(match: (frame: Frame) => boolean, what = 'frame'): Promise<Frame> {
+    const found = this.received.find((f) => !this.taken.has(f) && match(f));
+    if (found) {
+      this.taken.add(found);
+      return Promise.resolve(found);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`no ${what} within ${DEADLINE_MS}ms; received: ${JSON.stringify(this.received)}`));
+      }, DEADLINE_MS);
+      const waiter: Waiter = {
+        match,
+        resolve: (frame) => {
+          clearTimeout(timer);
+          resolve(frame);
+        },
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  waitForType(type: string): Promise<Frame> {
+    return this.waitFor((f) => f.type === type, `"${type}" frame`);
+  }
+
+  /** The answer (any frame type) to request `id`. */
+  answer(id: string): Promise<Frame> {
+    return this.waitFor((f) => f.id === id, `answer to ${id}`);
+  }
+
+  waitForStderr(needle: string): Promise<void> {
+    if (this.stderr.includes(needle)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stderr never contained ${JSON.stringify(needle)}: ${this.stderr}`)), DEADLINE_MS);
+      this.stderrWaiters.push({
+        needle,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  /** hello -> hello_ack -> frames up to `ready`; returns the frames between ack and ready. */
+  async handshake(ack: object = {}): Promise<{ hello: Frame; registrations: Frame[] }> {
+    const hello = await this.waitForType('hello');
+    this.send({ ...HELLO_ACK, ...ack });
+    const ready = await this.waitForType('ready');
+    const registrations = this.received.slice(this.received.indexOf(hello) + 1, this.received.indexOf(ready));
+    for (const f of registrations) this.taken.add(f);
+    return { hello, registrations };
+  }
+
+  async command(name: string, args = ''): Promise<Frame> {
+    const id = this.id('cmd');
+    this.send({ type: 'command_invoked', id, name, args });
+    return this.answer(id);
+  }
+
+  async callTool(name: string, args: object): Promise<Frame> {
+    const id = this.id('tool');
+    this.send({ type: 'tool_call', id, name, args });
+    return this.answer(id);
+  }
+
+  async intercept(fields: object): Promise<Frame> {
+    const id = this.id('icpt');
+    this.send({ type: 'event_intercept', id, ...fields });
+    return this.answer(id);
+  }
+
+  /** Sends `shutdown`, expects `shutdown_ack`, waits for run() to resolve. */
+  async shutdown(): Promise<void> {
+    this.send({ type: 'shutdown' });
+    await this.waitForType('shutdown_ack');
+    await this.done;
+  }
+
+  /** Ends the extension's input (EOF) and waits for run() to resolve. */
+  async close(): Promise<void> {
+    this.toExt.end();
+    await this.done;
+  }
+
+  private record(frame: Frame): void {
+    this.received.push(frame);
+    const waiter = this.waiters.find((w) => w.match(frame));
+    if (waiter) {
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+      this.taken.add(frame);
+      waiter.resolve(frame);
+    }
+  }
+}
+
+/** A promise with its resolver, to hold a handler until the test lets it go. */
+export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** `start(ext)` for a test file; every host it started is closed (EOF) after each test. */
+export function useFakeHosts(): (ext: Extension, options?: Omit<RunOptions, 'input' | 'output' | 'stderr'>) => FakeHost {
+  const hosts: FakeHost[] = [];
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.close()));
+  });
+  return (ext, options) => {
+    const host = new FakeHost(ext, options);
+    hosts.push(host);
+    return host;
+  };
+}
