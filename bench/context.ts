@@ -56,7 +56,7 @@ export const QUICK: Sizes = {
   mcpStartMax: 1,
   interceptCalls: 150,
   fanoutEmits: 200,
-  memoryExtensions: 10,
+  memoryExtensions: 20,
 };
 
 export interface BenchContext {

@@ -33,8 +33,6 @@ export const ErrorCode = {
   NOT_STARTED: 'NOT_STARTED',
   /** The embedding agent passed something invalid (an unknown panel key, a malformed event). */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
-  /** An interceptor threw an error (in-process interceptors). */
-  INTERCEPTOR_FAILED: 'INTERCEPTOR_FAILED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,3 +1,104 @@
-// The public API. Every export is listed by name; everything else is internal.
+// The public API of zot-extension-host. Every export is listed by name; everything else is internal.
+
+// Errors
 export { ErrorCode, ExtensionHostError, isExtensionHostError } from './errors.js';
 export type { ExtensionHostErrorOptions } from './errors.js';
+
+// The host
+export { ExtensionHost } from './host/host.js';
+export type { HostCallOptions } from './host/host.js';
+export type {
+  CommandInfo,
+  CommandOutcome,
+  ExtensionHostOptions,
+  ExtensionInfo,
+  ExtensionState,
+  FailedReport,
+  HostCallbacks,
+  HostDiagnostic,
+  HostEvents,
+  HostTimeouts,
+  HostWarning,
+  InMemoryExtension,
+  LoadedReport,
+  NoteView,
+  Origin,
+  PanelKey,
+  PanelView,
+  ReadyVia,
+  RegisteredCommand,
+  RegisteredTool,
+  StartReport,
+  ToolContent,
+  ToolInfo,
+  ToolResult,
+} from './host/types.js';
+
+// Discovery
+export { ManifestDiscovery } from './manifest/discovery.js';
+export type {
+  DiscoveredExtension,
+  DiscoveryResult,
+  ExtensionKind,
+  ExtensionSource,
+  ManifestDiscoveryOptions,
+  ShadowingExtension,
+} from './manifest/discovery.js';
+export { resolveHome, homeEnvVar } from './manifest/home.js';
+export type { ResolveHomeOptions } from './manifest/home.js';
+export { DiagnosticCode } from './manifest/diagnostics.js';
+export type { DiagnosticSeverity, DiscoveryDiagnostic } from './manifest/diagnostics.js';
+export { Manifest, MANIFEST_FILE } from './manifest/schema.js';
+export type { SkillInfo } from './manifest/skills.js';
+
+// Interception
+export { InterceptChain } from './intercept/chain.js';
+export type {
+  AssistantMessageResult,
+  CallOptions as InterceptCallOptions,
+  InterceptChainOptions,
+  InterceptDiagnostic,
+  InterceptEvent,
+  ToolCallResult,
+  TraceStep,
+  TurnStartResult,
+} from './intercept/chain.js';
+export type {
+  AssistantMessageDecision,
+  AssistantMessageInput,
+  BeforeAgentStartDecision,
+  BeforeAgentStartInput,
+  FailureKind,
+  InterceptContext,
+  Interceptor,
+  ToolCallDecision,
+  ToolCallInput,
+  TurnStartDecision,
+  TurnStartInput,
+} from './intercept/types.js';
+export type { PreparedSystemPrompt, PrepareSystemPromptOptions } from './intercept/system-prompt.js';
+
+// The wire protocol (for tools that speak it directly)
+export {
+  ExtensionFrame,
+  HostFrame,
+  EVENT_NAMES,
+  INTERCEPT_NAMES,
+  NOTIFY_LEVELS,
+  PANEL_KEYS,
+} from './protocol/frames.js';
+export type {
+  CommandAction,
+  ContentBlock,
+  EventName,
+  InterceptName,
+  NotifyLevel,
+  PanelKeyName,
+} from './protocol/frames.js';
+export { LineDecoder } from './protocol/decoder.js';
+export type { LineDecoderOptions } from './protocol/decoder.js';
+export { decodeExtensionFrame, encodeFrame } from './protocol/codec.js';
+export type { DecodedFrame, FrameProblem } from './protocol/codec.js';
+export { DEFAULT_MAX_FRAME_BYTES, MAX_SYSTEM_PROMPT_BYTES, PROTOCOL_VERSION } from './protocol/limits.js';
+
+export { VERSION } from './version.js';

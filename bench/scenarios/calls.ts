@@ -1,13 +1,15 @@
 /**
  * Tool calls through one extension: small round trip (one at a time), pipelined (64 in flight),
- * and 64 KiB / 1 MiB results. One session per run and implementation; runs are interleaved.
+ * and 64 KiB / 1 MiB results. Each implementation keeps one session open for the whole scenario;
+ * measurement blocks alternate between them run after run (A/B/A/B), so drift on a shared machine
+ * lands on every column alike.
  */
 import { collect, elapsedMs, guarded, nowNs, order, type BenchContext } from '../context.js';
 import { cpuTimeNs } from '../cpu.js';
 import { hostCall, startHost } from '../host.js';
 import { McpEcho } from '../mcp/client.js';
 import { RawPeer } from '../raw.js';
-import { all, cmp, emptyValues, type Impl, type Row } from '../report.js';
+import { all, cmp, emptyValues, IMPLS, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
 type Args = Record<string, unknown>;
@@ -39,6 +41,7 @@ async function open(impl: Impl, ctx: BenchContext): Promise<Session | undefined>
   return { call: (args) => hostCall(host, 'echo', args), close: () => host.stop() };
 }
 
+/** `count` calls one after the other; returns each one's round trip in ns. */
 async function sequential(session: Session, count: number, args: Args, expectLength: number): Promise<number[]> {
   const samples = new Array<number>(count);
   for (let i = 0; i < count; i++) {
@@ -69,104 +72,108 @@ function pipeline(session: Session, total: number, inFlight: number): Promise<vo
 
 export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScenario>): Promise<Row[]> {
   const { sizes } = ctx;
-  const p50 = emptyValues();
-  const p99 = emptyValues();
-  const rate = emptyValues();
-  const cpu = emptyValues();
-  const big64 = emptyValues();
-  const big1m = emptyValues();
-
-  const measure = async (session: Session, impl: Impl): Promise<void> => {
-    // Warm-up: JIT on both sides, buffers grown.
-    await sequential(session, 200, SMALL, SMALL_TEXT.length);
-    await pipeline(session, 2000, sizes.inFlight);
-
-    if (selected.has('rtt')) {
-      collect();
-      const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
-      p50[impl].push(percentile(samples, 50) / 1e3);
-      p99[impl].push(percentile(samples, 99) / 1e3);
-    }
-    if (selected.has('pipelined')) {
-      collect();
-      const cpu0 = cpuTimeNs();
-      const t0 = nowNs();
-      await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
-      const ms = elapsedMs(t0);
-      const cpuNs = Number(cpuTimeNs() - cpu0);
-      rate[impl].push(sizes.pipelinedCalls / (ms / 1e3));
-      cpu[impl].push(cpuNs / 1e3 / sizes.pipelinedCalls);
-    }
-    if (selected.has('large')) {
-      await sequential(session, 2, { size: MIB1 }, MIB1);
-      collect();
-      big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
-      collect();
-      big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
-    }
-  };
-
+  const sessions = new Map<Impl, Session>();
   const disabled = new Set<Impl>();
-  for (let run = 0; run < ctx.runs; run++) {
-    for (const impl of order(run)) {
+  try {
+    for (const impl of IMPLS) {
       await guarded(ctx, 'calls', impl, disabled, async () => {
         const session = await open(impl, ctx);
         if (session === undefined) return;
-        ctx.progress(`calls: run ${run + 1}/${ctx.runs} ${impl}`);
-        try {
-          await measure(session, impl);
-        } finally {
-          await session.close();
-        }
+        sessions.set(impl, session);
+        // Warm-up: JIT on both sides, buffers grown.
+        await sequential(session, 300, SMALL, SMALL_TEXT.length);
+        await pipeline(session, 3000, sizes.inFlight);
+        await sequential(session, 3, { size: MIB1 }, MIB1);
       });
     }
-  }
 
-  const rows: Row[] = [];
-  if (selected.has('rtt')) {
-    rows.push({
-      scenario: 'small round trip',
-      metric: 'p50',
-      unit: 'us',
-      values: p50,
-      target: {
-        text: '<= 1.10x raw; < 0.5x mcp',
-        check: (m) => all(cmp(m.ratio, '<=', 1.1), cmp(m.host, '<', m.mcp === undefined ? undefined : m.mcp / 2)),
-      },
-    });
-    rows.push({ scenario: 'small round trip', metric: 'p99', unit: 'us', values: p99 });
+    /** One block per run and session, alternating the order. */
+    const rounds = async (label: string, measure: (session: Session, impl: Impl) => Promise<void>) => {
+      for (let run = 0; run < ctx.runs; run++) {
+        for (const impl of order(run)) {
+          const session = sessions.get(impl);
+          if (session === undefined) continue;
+          await guarded(ctx, label, impl, disabled, async () => {
+            collect();
+            await measure(session, impl);
+          });
+        }
+        ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
+      }
+    };
+
+    const rows: Row[] = [];
+    if (selected.has('rtt')) {
+      const p50 = emptyValues();
+      const p99 = emptyValues();
+      await rounds('small round trip', async (session, impl) => {
+        const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
+        p50[impl].push(percentile(samples, 50) / 1e3);
+        p99[impl].push(percentile(samples, 99) / 1e3);
+      });
+      rows.push({
+        scenario: 'small round trip',
+        metric: 'p50',
+        unit: 'us',
+        values: p50,
+        target: {
+          text: '<= 1.10x raw; < 0.5x mcp',
+          check: (m) => all(cmp(m.ratio, '<=', 1.1), cmp(m.host, '<', m.mcp === undefined ? undefined : m.mcp / 2)),
+        },
+      });
+      rows.push({ scenario: 'small round trip', metric: 'p99', unit: 'us', values: p99 });
+    }
+    if (selected.has('pipelined')) {
+      const rate = emptyValues();
+      const cpu = emptyValues();
+      await rounds('pipelined', async (session, impl) => {
+        const cpu0 = cpuTimeNs();
+        const t0 = nowNs();
+        await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
+        const ms = elapsedMs(t0);
+        const cpuNs = Number(cpuTimeNs() - cpu0);
+        rate[impl].push(sizes.pipelinedCalls / (ms / 1e3));
+        cpu[impl].push(cpuNs / 1e3 / sizes.pipelinedCalls);
+      });
+      const scenario = `pipelined, ${sizes.inFlight} in flight`;
+      rows.push({
+        scenario,
+        metric: 'throughput',
+        unit: 'replies/s',
+        values: rate,
+        target: {
+          text: '>= 0.90x raw; >= 4x mcp',
+          check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
+        },
+      });
+      rows.push({
+        scenario,
+        metric: 'parent CPU',
+        unit: 'us/call',
+        values: cpu,
+        target: { text: '<= raw + 1.5 us', check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5) },
+      });
+    }
+    if (selected.has('large')) {
+      const big64 = emptyValues();
+      const big1m = emptyValues();
+      await rounds('64 KiB result', async (session, impl) => {
+        big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
+      });
+      await rounds('1 MiB result', async (session, impl) => {
+        big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
+      });
+      rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });
+      rows.push({
+        scenario: '1 MiB result',
+        metric: 'round trip p50',
+        unit: 'ms',
+        values: big1m,
+        target: { text: '<= 1.10x raw', check: (m) => cmp(m.ratio, '<=', 1.1) },
+      });
+    }
+    return rows;
+  } finally {
+    await Promise.all([...sessions.values()].map((s) => s.close()));
   }
-  if (selected.has('pipelined')) {
-    rows.push({
-      scenario: `pipelined, ${sizes.inFlight} in flight`,
-      metric: 'throughput',
-      unit: 'replies/s',
-      values: rate,
-      target: {
-        text: '>= 0.90x raw; >= 4x mcp',
-        check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
-      },
-    });
-    rows.push({
-      scenario: `pipelined, ${sizes.inFlight} in flight`,
-      metric: 'parent CPU',
-      unit: 'us/call',
-      values: cpu,
-      target: {
-        text: '<= raw + 1.5 us',
-        check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5),
-      },
-    });
-  }
-  if (selected.has('large')) {
-    rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });
-    rows.push({
-      scenario: '1 MiB result',
-      metric: 'round trip p50',
-      unit: 'ms',
-      values: big1m,
-      target: { text: '<= 1.10x raw', check: (m) => cmp(m.ratio, '<=', 1.1) },
-    });
-  }
-  return rows;
 }

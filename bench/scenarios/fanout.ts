@@ -1,15 +1,18 @@
 /**
  * Event fan-out: the synchronous time of one emit() to N subscribed extensions, i.e. what the
- * caller's turn loop pays. Raw: encode once, write the line to each child.
+ * caller's turn loop pays. Raw: encode once, write the line to each child. Both sides stay up for
+ * all runs; the timed blocks alternate.
  */
 import { collect, guarded, nowNs, order, turn, type BenchContext } from '../context.js';
-import { startHost } from '../host.js';
+import { startHost, type HostLike } from '../host.js';
 import { RawPeer } from '../raw.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
+const IMPLS: readonly Impl[] = ['raw', 'host'];
+
 async function timeEmits(count: number, emit: (step: number) => void): Promise<number[]> {
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 30; i++) {
     emit(i);
     await turn();
   }
@@ -27,43 +30,46 @@ async function timeEmits(count: number, emit: (step: number) => void): Promise<n
 
 export async function runFanout(ctx: BenchContext): Promise<Row[]> {
   const n = ctx.sizes.fanoutSubscribers;
+  const label = 'fan-out';
   const extensions = ctx.workspace.extensions(n, { events: ['turn_start'] });
   const p50 = emptyValues();
   const p99 = emptyValues();
   const disabled = new Set<Impl>();
-  const record = (impl: Impl, samples: number[]) => {
-    p50[impl].push(percentile(samples, 50) / 1e3);
-    p99[impl].push(percentile(samples, 99) / 1e3);
-  };
-  for (let run = 0; run < ctx.runs; run++) {
-    for (const impl of order(run, ['raw', 'host'])) {
-      await guarded(ctx, 'fan-out', impl, disabled, async () => {
-        if (impl === 'raw') {
-          const peers = await Promise.all(
-            extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })),
-          );
-          try {
-            await Promise.all(peers.map((p) => p.handshake()));
-            const samples = await timeEmits(ctx.sizes.fanoutEmits, (step) => {
-              const line = `${JSON.stringify({ type: 'event', event: 'turn_start', step })}\n`;
-              for (const peer of peers) peer.writeLine(line);
-            });
-            record('raw', samples);
-          } finally {
-            await Promise.all(peers.map((p) => p.close()));
-          }
-        } else {
-          if (!ctx.host.ok) return;
-          const host = await startHost(ctx.host.ExtensionHost, ctx.workspace, extensions);
-          try {
-            record('host', await timeEmits(ctx.sizes.fanoutEmits, (step) => host.emit({ event: 'turn_start', step })));
-          } finally {
-            await host.stop();
-          }
-        }
+  let peers: RawPeer[] = [];
+  let host: HostLike | undefined;
+  try {
+    await guarded(ctx, label, 'raw', disabled, async () => {
+      peers = await Promise.all(extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })));
+      await Promise.all(peers.map((p) => p.handshake()));
+    });
+    if (ctx.host.ok) {
+      const ctor = ctx.host.ExtensionHost;
+      await guarded(ctx, label, 'host', disabled, async () => {
+        host = await startHost(ctor, ctx.workspace, extensions);
       });
     }
-    ctx.progress(`fan-out: run ${run + 1}/${ctx.runs}`);
+    const emitters: Record<Impl, ((step: number) => void) | undefined> = {
+      raw: (step) => {
+        const line = `${JSON.stringify({ type: 'event', event: 'turn_start', step })}\n`;
+        for (const peer of peers) peer.writeLine(line);
+      },
+      host: host === undefined ? undefined : (step) => host?.emit({ event: 'turn_start', step }),
+      mcp: undefined,
+    };
+    for (let run = 0; run < ctx.runs; run++) {
+      for (const impl of order(run, IMPLS)) {
+        const emit = emitters[impl];
+        if (emit === undefined) continue;
+        await guarded(ctx, label, impl, disabled, async () => {
+          const samples = await timeEmits(ctx.sizes.fanoutEmits, emit);
+          p50[impl].push(percentile(samples, 50) / 1e3);
+          p99[impl].push(percentile(samples, 99) / 1e3);
+        });
+      }
+      ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
+    }
+  } finally {
+    await Promise.all([...peers.map((p) => p.close()), host?.stop()]);
   }
   const scenario = `event fan-out, ${n} subscribers`;
   return [

@@ -1,6 +1,7 @@
 /**
  * One tool_call intercept through a chain of N extension interceptors. The raw column sends the
- * same event_intercept to the same N children one after the other: N bare round trips.
+ * same event_intercept to the same N children one after the other: N bare round trips. Both sides
+ * stay up for all runs; the timed blocks alternate.
  */
 import { collect, guarded, nowNs, order, type BenchContext } from '../context.js';
 import { startHost, type HostLike } from '../host.js';
@@ -9,9 +10,11 @@ import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
 const ARGS = { command: 'ls -la' };
+const IMPLS: readonly Impl[] = ['raw', 'host'];
 
+/** p50 in us of `count` chains, after a short warm-up. */
 async function timeChains(count: number, once: (i: number) => Promise<void>): Promise<number> {
-  for (let i = 0; i < 50; i++) await once(i);
+  for (let i = 0; i < 30; i++) await once(i);
   collect();
   const samples = new Array<number>(count);
   for (let i = 0; i < count; i++) {
@@ -28,41 +31,47 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
     const extensions = ctx.workspace.extensions(n, { intercept: true });
     const values = emptyValues();
     const disabled = new Set<Impl>();
-    for (let run = 0; run < ctx.runs; run++) {
-      for (const impl of order(run, ['raw', 'host'])) {
-        await guarded(ctx, `intercept ${n}`, impl, disabled, async () => {
-          if (impl === 'raw') {
-            const peers = await Promise.all(
-              extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })),
-            );
-            try {
-              await Promise.all(peers.map((p) => p.handshake()));
-              values.raw.push(
-                await timeChains(ctx.sizes.interceptCalls, async (i) => {
-                  for (const peer of peers) {
-                    await peer.request({ type: 'event_intercept', event: 'tool_call', tool_id: `t${i}`, tool_name: 'bash', tool_args: ARGS });
-                  }
-                }),
-              );
-            } finally {
-              await Promise.all(peers.map((p) => p.close()));
-            }
-          } else {
-            if (!ctx.host.ok) return;
-            const host: HostLike = await startHost(ctx.host.ExtensionHost, ctx.workspace, extensions);
-            try {
-              values.host.push(
-                await timeChains(ctx.sizes.interceptCalls, async (i) => {
-                  await host.intercepts.toolCall({ toolId: `t${i}`, toolName: 'bash', args: ARGS });
-                }),
-              );
-            } finally {
-              await host.stop();
-            }
-          }
+    const label = `intercept ${n}`;
+    let peers: RawPeer[] = [];
+    let host: HostLike | undefined;
+    try {
+      await guarded(ctx, label, 'raw', disabled, async () => {
+        const spawned = extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir }));
+        peers = await Promise.all(spawned);
+        await Promise.all(peers.map((p) => p.handshake()));
+      });
+      if (ctx.host.ok) {
+        const ctor = ctx.host.ExtensionHost;
+        await guarded(ctx, label, 'host', disabled, async () => {
+          host = await startHost(ctor, ctx.workspace, extensions);
         });
       }
-      ctx.progress(`intercept ${n}: run ${run + 1}/${ctx.runs}`);
+      const chains: Record<Impl, ((i: number) => Promise<void>) | undefined> = {
+        raw: async (i) => {
+          for (const peer of peers) {
+            await peer.request({ type: 'event_intercept', event: 'tool_call', tool_id: `t${i}`, tool_name: 'bash', tool_args: ARGS });
+          }
+        },
+        host:
+          host === undefined
+            ? undefined
+            : async (i) => {
+                await host?.intercepts.toolCall({ toolId: `t${i}`, toolName: 'bash', args: ARGS });
+              },
+        mcp: undefined,
+      };
+      for (let run = 0; run < ctx.runs; run++) {
+        for (const impl of order(run, IMPLS)) {
+          const chain = chains[impl];
+          if (chain === undefined) continue;
+          await guarded(ctx, label, impl, disabled, async () => {
+            values[impl].push(await timeChains(ctx.sizes.interceptCalls, chain));
+          });
+        }
+        ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
+      }
+    } finally {
+      await Promise.all([...peers.map((p) => p.close()), host?.stop()]);
     }
     rows.push({
       scenario: `intercept, ${n} interceptor${n === 1 ? '' : 's'}`,

@@ -68,7 +68,7 @@ interface ToolValue {
 }
 
 /** Options of `callTool` and `runCommand`. */
-export interface CallOptions {
+export interface HostCallOptions {
   /** Aborts the call; the result reports ABORTED. @default undefined */
   signal?: AbortSignal | undefined;
   /** Deadline in ms. @default the host's `timeouts.tool` / `timeouts.command` */
@@ -553,7 +553,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own.
    * Never throws for extension faults: they are in `failure` (and reported through `warning`).
    */
-  async runCommand(input: string | { name: string; args?: string | undefined }, options: CallOptions = {}): Promise<CommandOutcome> {
+  async runCommand(input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
     let name: string;
     let args: string;
     if (typeof input === 'string') {
@@ -646,7 +646,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
    * results come back as `isError: true` with a readable text and a typed `failure`.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<ToolResult> {
     const registration = this.toolRegistry.get(name);
     const ext = registration === undefined ? undefined : this.byName.get(registration.extension);
     if (registration === undefined || ext === undefined || ext.state !== 'ready' || (registration.value.deferred && !this.activated.has(name))) {
@@ -730,7 +730,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     let sent = 0;
     for (const ext of this.loaded) {
       if (ext.state !== 'ready' || !ext.events.has(name)) continue;
-      line ??= encodeFrame({ type: 'event', ...(first as object), ...TYPE_EVENT });
+      line ??= encodeFrame(Object.assign({ type: 'event' }, first, TYPE_EVENT));
       if (ext.process.sendLine(line)) sent++;
     }
     return sent;

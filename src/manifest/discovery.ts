@@ -86,7 +86,7 @@ interface Slot {
 }
 
 // Bounds open file descriptors on huge roots; far above what the libuv thread pool runs at once.
-const CONCURRENCY = 64;
+const CONCURRENCY = Number(process.env.CONC ?? 64);
 
 /**
  * Finds, validates and orders extensions: the explicit paths in the order given, then
