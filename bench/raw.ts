@@ -39,9 +39,12 @@ export class RawPeer {
 
   /** Spawns the child and resolves once its `hello` frame arrived (spawn-to-hello). */
   static async spawn(options: RawSpawnOptions): Promise<RawPeer> {
+    // detached like the host's children (a process group each): with Linux autogroup scheduling a
+    // new session also gets its own CPU share, and start-up under load depends on that.
     const child = spawn(options.command, [...options.args], {
       cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'ignore'],
+      detached: true,
     }) as unknown as ChildProcessWithoutNullStreams;
     const peer = new RawPeer(child);
     const failed = new Promise<never>((_, reject) => child.once('error', reject));

@@ -72,8 +72,8 @@ export interface HostCallbacks {
   openPanel?: ((panel: PanelView) => void) | undefined;
   /** Redraw an open panel. */
   renderPanel?: ((panel: PanelView) => void) | undefined;
-  /** A panel closed (by its extension, by `host.closePanel`, or because its extension went away). */
-  closePanel?: ((panel: { panelId: string; by: 'extension' | 'host' | 'exit' } & Origin) => void) | undefined;
+  /** A panel closed: its extension closed it (`by: 'extension'`), or the extension went away / the host stopped (`'exit'`). `host.closePanel()` does not call back. */
+  closePanel?: ((panel: { panelId: string; by: 'extension' | 'exit' } & Origin) => void) | undefined;
   /** The set of active tools changed: rebuild the model's tool list from `tools`. */
   toolsChanged?: ((tools: ToolInfo[]) => void) | undefined;
   /** Something went wrong that a person may want to see (load errors, crashes, bad frames). */

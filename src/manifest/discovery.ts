@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DiagnosticCode, type DiagnosticSeverity, type DiscoveryDiagnostic } from './diagnostics.js';
-import { describeFsError, errnoCode, mapLimit, readCapped, sortByBytes } from './fs-utils.js';
+import { describeFsError, errnoCode, mapLimit, readWholeFile, sortByBytes } from './fs-utils.js';
 import { resolveHome } from './home.js';
 import { parseJson } from './json.js';
 import { MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest } from './schema.js';
@@ -25,6 +25,12 @@ export interface ManifestDiscoveryOptions {
   platform?: NodeJS.Platform | undefined;
   /** The user's home directory, for home resolution. @default os.homedir() */
   homedir?: string | undefined;
+  /**
+   * Also stat each path-like `exec` and report EXEC_NOT_FOUND / EXEC_NOT_EXECUTABLE. Off by default:
+   * it costs a stat per extension, and spawning reports the same problem anyway. `zot-ext doctor`
+   * turns it on. @default false
+   */
+  checkExec?: boolean | undefined;
 }
 
 /** Where an extension was found; also its precedence (explicit beats project beats global). */
@@ -86,7 +92,7 @@ interface Slot {
 }
 
 // Bounds open file descriptors on huge roots; far above what the libuv thread pool runs at once.
-const CONCURRENCY = Number(process.env.CONC ?? 64);
+const CONCURRENCY = 64;
 
 /**
  * Finds, validates and orders extensions: the explicit paths in the order given, then
@@ -107,6 +113,8 @@ export class ManifestDiscovery {
   readonly explicit: readonly string[];
   /** Whether the project and global roots are scanned. */
   readonly scansRoots: boolean;
+  /** Whether path-like `exec` values are checked on disk. */
+  readonly checkExec: boolean;
 
   constructor(options: ManifestDiscoveryOptions) {
     this.cwd = path.resolve(options.cwd);
@@ -123,6 +131,7 @@ export class ManifestDiscovery {
     this.globalRoot = path.join(this.home, 'extensions');
     this.explicit = (options.explicit ?? []).map((p) => path.resolve(this.cwd, p));
     this.scansRoots = options.discover ?? true;
+    this.checkExec = options.checkExec ?? false;
   }
 
   /** Reads every root (in parallel) and returns the ordered, deduplicated list. Never throws for bad input. */
@@ -183,56 +192,22 @@ export class ManifestDiscovery {
   /** Loads one extension directory (a real path) whose manifest is `<dir>/<file>`. */
   private async loadDir(dir: string, file: string, source: ExtensionSource): Promise<Slot> {
     const manifestPath = path.join(dir, file);
-    let entries: Dirent[];
+    let data: Buffer;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Straight to the file: the directory is only listed when something is wrong (or for themes).
+      data = await readWholeFile(manifestPath);
     } catch (err) {
-      return problem(
-        DiagnosticCode.DIR_UNREADABLE,
-        'error',
-        `cannot list extension directory ${dir}: it ${describeFsError(err)}; fix its permissions`,
-        dir,
-      );
+      return unreadable(dir, file, source, err);
     }
-    const entry = entries.find((e) => e.name === file);
-    if (entry === undefined) {
+    if (data.length > MAX_MANIFEST_BYTES) {
       return problem(
-        DiagnosticCode.MANIFEST_MISSING,
-        // Inside a root a stray directory is suspicious; an explicit path without a manifest is a plain error.
-        source === 'explicit' ? 'error' : 'warning',
-        `${dir} has no ${file}; add a manifest (at least {"name": ..., "exec": ...}) or remove the directory`,
+        DiagnosticCode.MANIFEST_TOO_LARGE,
+        'error',
+        `${manifestPath} is larger than ${MAX_MANIFEST_BYTES} bytes; a manifest is a few lines of JSON`,
         manifestPath,
       );
     }
-    if (!entry.isFile() && !entry.isSymbolicLink()) {
-      return problem(
-        DiagnosticCode.MANIFEST_UNREADABLE,
-        'error',
-        `${manifestPath} is not a regular file; replace it with the JSON manifest`,
-        manifestPath,
-      );
-    }
-
-    let text: string;
-    try {
-      const { data, tooLarge } = await readCapped(manifestPath, MAX_MANIFEST_BYTES);
-      if (tooLarge) {
-        return problem(
-          DiagnosticCode.MANIFEST_TOO_LARGE,
-          'error',
-          `${manifestPath} is larger than ${MAX_MANIFEST_BYTES} bytes; a manifest is a few lines of JSON`,
-          manifestPath,
-        );
-      }
-      text = data.toString('utf8');
-    } catch (err) {
-      return problem(
-        DiagnosticCode.MANIFEST_UNREADABLE,
-        'error',
-        `cannot read ${manifestPath}: it ${describeFsError(err)}; fix its permissions or the link`,
-        manifestPath,
-      );
-    }
+    const text = data.toString('utf8');
 
     const json = parseJson(text);
     if (!json.ok) {
@@ -254,7 +229,8 @@ export class ManifestDiscovery {
     const manifest = parsed.data;
     const name = manifest.name;
 
-    const themePath = await findTheme(dir, entries);
+    // Only bundles without exec are looked at for a theme: it decides whether they are valid at all.
+    const themePath = manifest.exec === undefined ? await findTheme(dir) : undefined;
     const kind: ExtensionKind | undefined =
       manifest.exec !== undefined
         ? 'process'
@@ -274,7 +250,7 @@ export class ManifestDiscovery {
     }
 
     const [execProblems, skills] = await Promise.all([
-      manifest.exec === undefined ? [] : checkExec(manifest.exec, dir, manifestPath, name),
+      manifest.exec === undefined || !this.checkExec ? [] : checkExec(manifest.exec, dir, manifestPath, name),
       resolveSkills(dir, manifest.skills ?? [], manifestPath, name),
     ]);
     return {
@@ -356,15 +332,48 @@ async function followLink(given: string): Promise<{ real: string; isDir: boolean
   }
 }
 
-/** `theme.json`, else `themes/theme.json`, from the directory listing already read. */
-async function findTheme(dir: string, entries: readonly Dirent[]): Promise<string | undefined> {
-  const linkOrFile = (name: string) => entries.some((e) => e.name === name && (e.isFile() || e.isSymbolicLink()));
-  if (linkOrFile('theme.json')) return path.join(dir, 'theme.json');
-  if (!entries.some((e) => e.name === 'themes' && (e.isDirectory() || e.isSymbolicLink()))) return undefined;
-  const nested = path.join(dir, 'themes', 'theme.json');
-  return stat(nested).then(
-    (s) => (s.isFile() ? nested : undefined),
-    () => undefined,
+/** `theme.json`, else `themes/theme.json`, when it is a file. */
+async function findTheme(dir: string): Promise<string | undefined> {
+  for (const candidate of [path.join(dir, 'theme.json'), path.join(dir, 'themes', 'theme.json')]) {
+    const isFile = await stat(candidate).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    if (isFile) return candidate;
+  }
+  return undefined;
+}
+
+/** Why `<dir>/<file>` could not be read, told apart by listing the directory (error path only). */
+async function unreadable(dir: string, file: string, source: ExtensionSource, err: unknown): Promise<Slot> {
+  const manifestPath = path.join(dir, file);
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (listErr) {
+    return problem(
+      DiagnosticCode.DIR_UNREADABLE,
+      'error',
+      `cannot list extension directory ${dir}: it ${describeFsError(listErr)}; fix its permissions`,
+      dir,
+    );
+  }
+  const entry = entries.find((e) => e.name === file);
+  if (entry === undefined) {
+    return problem(
+      DiagnosticCode.MANIFEST_MISSING,
+      // Inside a root a stray directory is suspicious; an explicit path without a manifest is a plain error.
+      source === 'explicit' ? 'error' : 'warning',
+      `${dir} has no ${file}; add a manifest (at least {"name": ..., "exec": ...}) or remove the directory`,
+      manifestPath,
+    );
+  }
+  const reason = entry.isSymbolicLink() && errnoCode(err) === 'ENOENT' ? 'is a symlink to nothing' : describeFsError(err);
+  return problem(
+    DiagnosticCode.MANIFEST_UNREADABLE,
+    'error',
+    `cannot read ${manifestPath}: it ${reason}; replace it with a readable JSON file`,
+    manifestPath,
   );
 }
 

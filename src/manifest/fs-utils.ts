@@ -1,6 +1,5 @@
 // Small filesystem helpers shared by discovery and skills scanning (internal).
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, readFile } from 'node:fs';
 import path from 'node:path';
 
 /** The errno code of a filesystem error (`ENOENT`, `EACCES`, ...), if any. */
@@ -59,31 +58,18 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   return results;
 }
 
-// O_NONBLOCK keeps a FIFO named extension.json from blocking discovery forever.
+// O_NONBLOCK keeps a FIFO named extension.json from blocking a thread-pool thread forever.
 const READ_FLAGS =
   process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
 
 /**
- * Reads a whole file unless it is larger than `max` bytes (then `tooLarge` is set and the data is
- * cut). Open + read + close, without the fstat fs.readFile does.
+ * Reads a whole file. The callback fs.readFile is used on purpose: on Node 20 it is several times
+ * faster than fs/promises readFile (which goes through a FileHandle), and discovery reads many
+ * small files.
  */
-export async function readCapped(file: string, max: number): Promise<{ data: Buffer; tooLarge: boolean }> {
-  const handle = await open(file, READ_FLAGS);
-  try {
-    let buffer = Buffer.allocUnsafe(Math.min(16 * 1024, max + 1));
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > max) return { data: buffer.subarray(0, max), tooLarge: true };
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 4, max + 1));
-        buffer.copy(grown, 0, 0, length);
-        buffer = grown;
-      }
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) return { data: buffer.subarray(0, length), tooLarge: false };
-      length += bytesRead;
-    }
-  } finally {
-    await handle.close();
-  }
+export function readWholeFile(file: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // Numeric open(2) flags are accepted (see "File system flags" in the Node docs); the types say string.
+    readFile(file, { flag: READ_FLAGS as unknown as string }, (err, data) => (err ? reject(err) : resolve(data)));
+  });
 }

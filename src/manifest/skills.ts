@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DiagnosticCode, type DiscoveryDiagnostic } from './diagnostics.js';
 import { parseFrontMatter } from './frontmatter.js';
-import { describeFsError, isInside, readCapped, sortByBytes } from './fs-utils.js';
+import { describeFsError, isInside, readWholeFile, sortByBytes } from './fs-utils.js';
 
 /** One skill an extension ships. */
 export interface SkillInfo {
@@ -17,9 +17,6 @@ export interface SkillInfo {
 
 /** The file looked for when a `skills` entry is a directory. */
 export const SKILL_FILE = 'SKILL.md';
-
-// Only the front matter matters; a huge SKILL.md is not read whole.
-const SKILL_HEAD_BYTES = 64 * 1024;
 
 interface Context {
   dir: string;
@@ -169,8 +166,7 @@ async function followLink(ctx: Context, link: string, name: string, visited: Set
 
 async function readSkill(file: string): Promise<SkillInfo> {
   try {
-    const { data } = await readCapped(file, SKILL_HEAD_BYTES);
-    const meta = parseFrontMatter(data.toString('utf8'));
+    const meta = parseFrontMatter((await readWholeFile(file)).toString('utf8'));
     return { path: file, name: meta['name'], description: meta['description'] };
   } catch {
     // Unreadable skill file: still listed, without metadata; loading it will report the error.

@@ -36,7 +36,7 @@ export type DecodedHostFrame =
   /** `raw` is the line's whole JSON object: the schemas drop fields they do not know. */
   | { ok: true; frame: IncomingFrame; raw: JsonObject }
   /** `request` is set when the bad frame still names a request type and an id to answer. */
-  | { ok: false; message: string; request?: { type: RequestType; id: string; event?: unknown } | undefined };
+  | { ok: false; message: string; request?: { type: RequestType; id: string } | undefined };
 
 function isRequestType(type: string): type is RequestType {
   return (REQUEST_TYPES as readonly string[]).includes(type);
@@ -53,13 +53,13 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, message: `not a JSON object: ${preview(line)}` };
   }
-  const { type, id, event } = value as { type?: unknown; id?: unknown; event?: unknown };
+  const { type, id } = value as { type?: unknown; id?: unknown };
   if (typeof type !== 'string' || !Object.hasOwn(SCHEMAS, type)) {
     return { ok: false, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` };
   }
   const parsed = SCHEMAS[type as keyof Schemas].safeParse(value);
   if (parsed.success) return { ok: true, frame: parsed.data as IncomingFrame, raw: value as JsonObject };
   const message = `invalid ${type} frame (${describeIssues(parsed.error)})`;
-  if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id, event } };
+  if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id } };
   return { ok: false, message };
 }

@@ -41,6 +41,11 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** For the stderr log: the stack when there is one. */
+function errorDetail(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
 function toHostInfo(frame: HelloAckFrame, raw: JsonObject): HostInfo {
   return {
     protocolVersion: frame.protocol_version,
@@ -131,13 +136,15 @@ export class Session {
   }
 
   private onLine(line: string): void {
+    // Lines after a shutdown in the same chunk are not handled.
+    if (this.phase === 'stopped') return;
     const decoded = decodeHostFrame(line);
     if (!decoded.ok) {
       this.log(`ignored input line: ${decoded.message}`);
       const request = decoded.request;
       if (request) {
         // Malformed, but it still names a request: answer it so the host is not left waiting.
-        const message = `malformed ${request.type} frame: ${decoded.message}`;
+        const message = decoded.message;
         if (request.type === 'command_invoked') {
           this.reply(commandResponseFrame(request.id, { action: 'noop', error: message }));
         } else if (request.type === 'tool_call') {
@@ -173,7 +180,7 @@ export class Session {
       try {
         await handler(host);
       } catch (err) {
-        this.log(`onHello handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.log(`onHello handler failed: ${errorDetail(err)}`);
       }
       if (this.phase !== 'handshake') return;
     }
@@ -225,7 +232,7 @@ export class Session {
     try {
       await call(handler);
     } catch (err) {
-      this.log(`${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log(`${what} failed: ${errorDetail(err)}`);
     }
   }
 
@@ -248,7 +255,7 @@ export class Session {
       const response = await def.handler(args, this.context(id));
       this.reply(commandResponseFrame(id, response ?? undefined));
     } catch (err) {
-      this.log(`command "${def.name}" failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log(`command "${def.name}" failed: ${errorDetail(err)}`);
       this.reply(commandResponseFrame(id, { action: 'noop', error: errorText(err) }));
     }
   }
@@ -272,7 +279,7 @@ export class Session {
       const result = await def.handler(args as never, this.context(id));
       this.reply(toolResultFrame(id, result));
     } catch (err) {
-      this.log(`tool "${def.name}" failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log(`tool "${def.name}" failed: ${errorDetail(err)}`);
       this.reply(toolErrorFrame(id, `tool "${def.name}" failed: ${errorText(err)}`));
     }
   }
@@ -289,7 +296,7 @@ export class Session {
       this.reply(interceptResponseFrame(frame.id, event, decision ?? undefined));
     } catch (err) {
       // Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.
-      this.log(`interceptor "${event}" failed (allowing): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log(`interceptor "${event}" failed (allowing): ${errorDetail(err)}`);
       this.reply({ type: 'event_intercept_response', id: frame.id });
     }
   }
@@ -321,7 +328,7 @@ export class Session {
     input.removeListener('data', this.onData);
     input.removeListener('end', this.onEnd);
     input.removeListener('close', this.onEnd);
-    input.removeListener('error', this.onInputError);
+    // The 'error' listener stays: a late input error must not become an uncaught exception.
     this.abort.abort();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {

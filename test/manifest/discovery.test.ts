@@ -247,15 +247,18 @@ describe('manifest rules', () => {
     expect(result.diagnostics[0]?.message).toContain('"exec" is required');
   });
 
-  it('reports an exec path that does not exist or cannot run, and still lists the extension', async () => {
-    const { base, result } = await world({
+  it('with checkExec, reports an exec path that does not exist or cannot run, and still lists the extension', async () => {
+    const files: Record<string, Entry> = {
       [G('a/extension.json')]: { name: 'a', exec: './missing' },
       [G('b/extension.json')]: { name: 'b', exec: './run.sh' },
       [G('b/run.sh')]: { mode: 0o644, content: '#!/bin/sh\n' },
       [G('c/extension.json')]: { name: 'c', exec: './bin' },
       [G('c/bin/x')]: '',
       [G('d/extension.json')]: { name: 'd', exec: 'node', args: ['index.js'] },
-    });
+    };
+    const unchecked = await world(files);
+    expect(unchecked.result.diagnostics).toEqual([]);
+    const { base, result } = await world(files, { checkExec: true });
     expect(names(result)).toEqual(['a', 'b', 'c', 'd']);
     expect(result.diagnostics.map((d) => [d.code, d.severity, d.extension])).toEqual([
       [DiagnosticCode.EXEC_NOT_FOUND, 'warning', 'a'],
@@ -286,9 +289,18 @@ describe('kinds and themes', () => {
     expect(result.extensions.some(isSpawnable)).toBe(false);
   });
 
-  it('reports the theme of a process extension and keeps it a process', async () => {
-    const { base, result } = await world({ ...under(G('p'), processExt('p')), [G('p/theme.json')]: {} });
-    expect(result.extensions[0]).toMatchObject({ kind: 'process', themePath: path.join(base, G('p/theme.json')) });
+  it('keeps an extension with exec a process, theme or not', async () => {
+    const { result } = await world({ ...under(G('p'), processExt('p')), [G('p/theme.json')]: {} });
+    expect(result.extensions[0]).toMatchObject({ kind: 'process', themePath: undefined });
+  });
+
+  it('reports the theme of a skills bundle', async () => {
+    const { base, result } = await world({
+      [G('s/extension.json')]: { name: 's', skills: ['SKILL.md'] },
+      [G('s/SKILL.md')]: '',
+      [G('s/themes/theme.json')]: {},
+    });
+    expect(result.extensions[0]).toMatchObject({ kind: 'skills', themePath: path.join(base, G('s/themes/theme.json')) });
   });
 
   it('recognises skill-only bundles and never spawns them', async () => {
@@ -441,7 +453,8 @@ describe('unreadable things', () => {
       [DiagnosticCode.MANIFEST_UNREADABLE, G('dir/extension.json')],
       [DiagnosticCode.MANIFEST_UNREADABLE, G('link/extension.json')],
     ]);
-    expect(result.diagnostics[2]?.message).toContain('does not exist');
+    expect(result.diagnostics[2]?.message).toContain('is a symlink to nothing');
+    expect(result.diagnostics[1]?.message).toContain('is a directory');
   });
 
   it('reports a root that is not a directory', async () => {

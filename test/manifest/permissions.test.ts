@@ -18,7 +18,19 @@ vi.mock('node:fs/promises', async (importOriginal) => {
       }
       return fn(p as never, ...rest);
     };
-  return { ...actual, readdir: guard(actual.readdir), open: guard(actual.open), realpath: guard(actual.realpath) };
+  return { ...actual, readdir: guard(actual.readdir), realpath: guard(actual.realpath) };
+});
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const readFile = (p: unknown, options: unknown, callback: (err: Error | null, data?: Buffer) => void) => {
+    if (typeof p === 'string' && denied.has(p)) {
+      process.nextTick(callback, Object.assign(new Error(`EACCES: permission denied, open '${p}'`), { code: 'EACCES' }));
+      return;
+    }
+    (actual.readFile as (...args: unknown[]) => void)(p, options, callback);
+  };
+  return { ...actual, default: { ...actual, readFile }, readFile };
 });
 
 const dirs = tempDirs();
@@ -42,7 +54,13 @@ describe('unreadable directories and files', () => {
     const ext = (d: string) => path.join(base, 'home/extensions', d);
     const project = path.join(base, 'project/.zot/extensions');
     await tree(base, under('project/.zot/extensions/p', processExt('p')));
-    for (const p of [project, ext('locked-dir'), path.join(ext('locked-manifest'), 'extension.json'), path.join(ext('skilled'), 'skills')]) {
+    for (const p of [
+      project,
+      ext('locked-dir'),
+      path.join(ext('locked-dir'), 'extension.json'),
+      path.join(ext('locked-manifest'), 'extension.json'),
+      path.join(ext('skilled'), 'skills'),
+    ]) {
       denied.add(p);
     }
     try {

@@ -8,10 +8,11 @@ export type Entry = string | { link: string } | { mode: number; content: string 
 
 /** Writes `files` (paths relative to `base`, parents created) and returns `base`. */
 export async function tree(base: string, files: Record<string, Entry>): Promise<string> {
-  for (const [rel, entry] of Object.entries(files)) {
+  for (const [rel, value] of Object.entries(files)) {
     const file = path.join(base, rel);
+    const entry = value as Record<string, unknown>;
     await mkdir(path.dirname(file), { recursive: true });
-    if (typeof entry === 'string') await writeFile(file, entry);
+    if (typeof value === 'string') await writeFile(file, value);
     else if (typeof entry['link'] === 'string') await symlink(entry['link'], file);
     else if (typeof entry['mode'] === 'number') {
       await writeFile(file, String(entry['content']));

@@ -1,0 +1,3 @@
+// The test kit: `zot-extension-host/testing`. Every export is listed by name.
+export { createTestHost, TestHost } from './test-host.js';
+export type { RunnableExtension, TestHostOptions, TestRecord, PanelFrame, WaitOptions } from './test-host.js';

@@ -1,0 +1,302 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { ExtensionHost, type HostCallOptions } from '../host/host.js';
+import type {
+  CommandOutcome,
+  ExtensionHostOptions,
+  HostCallbacks,
+  HostWarning,
+  InMemoryExtension,
+  NoteView,
+  Origin,
+  PanelKey,
+  PanelView,
+  StartReport,
+  ToolInfo,
+  ToolResult,
+} from '../host/types.js';
+import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/chain.js';
+import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
+
+/**
+ * Anything that runs an extension over a pair of streams — an SDK `defineExtension(...)` result.
+ * It runs inside the test process: no subprocess, no stdio.
+ */
+export interface RunnableExtension {
+  readonly name: string;
+  run(options: {
+    input: NodeJS.ReadableStream;
+    output: NodeJS.WritableStream;
+    stderr?: NodeJS.WritableStream | undefined;
+    exit?: ((code: number) => void) | undefined;
+  }): Promise<void>;
+}
+
+export interface TestHostOptions extends Omit<ExtensionHostOptions, 'inMemory' | 'explicit'> {
+  /** SDK extensions (run in-process) and extension directories (run as real subprocesses), in load order. */
+  extensions: readonly (RunnableExtension | string)[];
+  /** Deadline of every `next*` wait and of start. @default 2000 */
+  timeoutMs?: number | undefined;
+  /** `discover` defaults to false in tests: only the given extensions load. @default false */
+  discover?: boolean | undefined;
+}
+
+export interface WaitOptions {
+  /** @default the test host's `timeoutMs` */
+  timeoutMs?: number | undefined;
+}
+
+/** A panel frame: a redraw, or the panel closing. */
+export type PanelFrame = { kind: 'render'; panel: PanelView } | { kind: 'close'; panelId: string; by: 'extension' | 'exit'; extension: string };
+
+/** Everything the host asked the agent to do, in arrival order. */
+export interface TestRecord {
+  prompts: ({ text: string; command: string } & Origin)[];
+  submits: ({ text: string } & Origin)[];
+  inserts: ({ text: string; command: string } & Origin)[];
+  displays: ({ text: string; command: string } & Origin)[];
+  notes: NoteView[];
+  clearedNotes: string[];
+  panels: { opened: PanelView[]; frames: PanelFrame[] };
+  toolsChanged: ToolInfo[][];
+  warnings: HostWarning[];
+  /** stderr lines of in-process extensions (their console output and diagnostics). */
+  stderr: string[];
+}
+
+type Kind = 'prompt' | 'submit' | 'insert' | 'display' | 'note' | 'panel' | 'open' | 'tools' | 'warning';
+
+interface Waiter {
+  kind: Kind;
+  match: (item: unknown) => boolean;
+  resolve: (item: unknown) => void;
+}
+
+/**
+ * A started ExtensionHost that records every callback, with helpers that read well in a test.
+ * Create it with {@link createTestHost}; call `close()` (e.g. in afterEach) to stop it.
+ */
+export class TestHost {
+  readonly host: ExtensionHost;
+  readonly record: TestRecord = {
+    prompts: [],
+    submits: [],
+    inserts: [],
+    displays: [],
+    notes: [],
+    clearedNotes: [],
+    panels: { opened: [], frames: [] },
+    toolsChanged: [],
+    warnings: [],
+    stderr: [],
+  };
+  /** The start report (set by createTestHost). */
+  report!: StartReport;
+  private readonly waiters = new Set<Waiter>();
+  private readonly timeoutMs: number;
+  private readonly cleanup: (() => void) | undefined;
+
+  /** @internal use createTestHost */
+  constructor(options: TestHostOptions) {
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    let home = options.home;
+    if (home === undefined) {
+      home = mkdtempSync(path.join(tmpdir(), 'zot-test-host-'));
+      const dir = home;
+      this.cleanup = () => rmSync(dir, { recursive: true, force: true });
+    }
+    const inMemory: InMemoryExtension[] = [];
+    const explicit: string[] = [];
+    for (const ext of options.extensions) {
+      if (typeof ext === 'string') explicit.push(path.resolve(ext));
+      else inMemory.push(this.link(ext, options.cwd));
+    }
+    const user = options.callbacks ?? {};
+    const r = this.record;
+    const callbacks: HostCallbacks = {
+      prompt: (a) => this.push('prompt', r.prompts, a, user.prompt),
+      submit: (a) => this.push('submit', r.submits, a, user.submit),
+      insert: (a) => this.push('insert', r.inserts, a, user.insert),
+      display: (a) => this.push('display', r.displays, a, user.display),
+      notify: (n) => this.push('note', r.notes, n, user.notify),
+      clearNotes: (o) => {
+        r.clearedNotes.push(o.extension);
+        user.clearNotes?.(o);
+      },
+      openPanel: (p) => this.push('open', r.panels.opened, p, user.openPanel),
+      renderPanel: (p) => {
+        this.push('panel', r.panels.frames, { kind: 'render', panel: p } satisfies PanelFrame);
+        user.renderPanel?.(p);
+      },
+      closePanel: (c) => {
+        this.push('panel', r.panels.frames, { kind: 'close', panelId: c.panelId, by: c.by, extension: c.extension } satisfies PanelFrame);
+        user.closePanel?.(c);
+      },
+      toolsChanged: (t) => this.push('tools', r.toolsChanged, t, user.toolsChanged),
+      warning: (w) => this.push('warning', r.warnings, w, user.warning),
+    };
+    this.host = new ExtensionHost({
+      ...options,
+      home,
+      discover: options.discover ?? false,
+      explicit,
+      inMemory,
+      callbacks,
+      timeouts: { hello: this.timeoutMs, ...options.timeouts },
+    });
+  }
+
+  private link(ext: RunnableExtension, cwd: string | undefined): InMemoryExtension {
+    return {
+      name: ext.name,
+      dir: cwd,
+      connect: () => {
+        const toExtension = new PassThrough();
+        const fromExtension = new PassThrough();
+        const stderr = new PassThrough();
+        stderr.setEncoding('utf8');
+        stderr.on('data', (chunk: string) => {
+          for (const line of chunk.split('\n')) if (line.length > 0) this.record.stderr.push(line);
+        });
+        void ext
+          .run({ input: toExtension, output: fromExtension, stderr, exit: () => undefined })
+          .catch((err: unknown) => this.record.stderr.push(`run() failed: ${err instanceof Error ? err.message : String(err)}`))
+          .finally(() => fromExtension.end());
+        return { input: toExtension, output: fromExtension, close: () => toExtension.end() };
+      },
+    };
+  }
+
+  private push<T>(kind: Kind, list: T[], item: T, user?: ((item: never) => void) | undefined): void {
+    list.push(item);
+    for (const waiter of this.waiters) {
+      if (waiter.kind === kind && waiter.match(item)) {
+        this.waiters.delete(waiter);
+        waiter.resolve(item);
+      }
+    }
+    (user as ((item: T) => void) | undefined)?.(item);
+  }
+
+  /** Resolves the next item of a kind (arriving after this call) that matches; rejects with TIMEOUT at the deadline. */
+  private next<T>(kind: Kind, what: string, match: (item: T) => boolean, options: WaitOptions = {}): Promise<T> {
+    const ms = options.timeoutMs ?? this.timeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const waiter: Waiter = {
+        kind,
+        match: match as (item: unknown) => boolean,
+        resolve: (item) => {
+          clearTimeout(timer);
+          resolve(item as T);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new ExtensionHostError(ErrorCode.TIMEOUT, `waited ${ms} ms for the next ${what}`));
+      }, ms);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Runs `/name args` and returns the outcome (the callbacks are recorded too). */
+  command(line: string, options?: HostCallOptions): Promise<CommandOutcome> {
+    return this.host.runCommand(line, options);
+  }
+
+  /** Calls a tool; never throws (failures are `isError` with a `failure`). */
+  callTool(name: string, args: Record<string, unknown> = {}, options?: HostCallOptions): Promise<ToolResult> {
+    return this.host.callTool(name, args, options);
+  }
+
+  /** Sends a lifecycle event to subscribers; returns how many got it. */
+  emit(event: { event: string; [field: string]: unknown }): number {
+    return this.host.emit(event);
+  }
+
+  /** Asks the intercept chain about a tool call. */
+  toolCall(toolName: string, args: Record<string, unknown>, toolId = 'test-tool-call'): Promise<ToolCallResult> {
+    return this.host.intercepts.toolCall({ toolId, toolName, args });
+  }
+
+  /** Asks the intercept chain about a turn start. */
+  turnStart(step = 1): Promise<TurnStartResult> {
+    return this.host.intercepts.turnStart({ step });
+  }
+
+  /** Asks the intercept chain about an assistant message. */
+  assistantMessage(text: string): Promise<AssistantMessageResult> {
+    return this.host.intercepts.assistantMessage({ text });
+  }
+
+  /** Runs the before_agent_start passes over `systemPrompt`. */
+  systemPrompt(systemPrompt: string, options: { sessionId?: string | undefined } = {}): Promise<PreparedSystemPrompt> {
+    return this.host.prepareSystemPrompt({ systemPrompt, sessionId: options.sessionId });
+  }
+
+  /** Presses a key in a panel and resolves its next frame (a redraw or the close). */
+  async pressKey(panelId: string, key: PanelKey, text?: string, options?: WaitOptions): Promise<PanelFrame> {
+    const frame = this.nextPanelFrame(panelId, options);
+    if (!this.host.panelKey(panelId, key, text)) {
+      frame.catch(() => undefined);
+      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `no open panel ${JSON.stringify(panelId)}`);
+    }
+    return frame;
+  }
+
+  /** The next note (optionally of one extension, or matching a predicate). */
+  nextNote(filter?: string | ((note: NoteView) => boolean), options?: WaitOptions): Promise<NoteView> {
+    const match = typeof filter === 'string' ? (n: NoteView) => n.extension === filter : (filter ?? (() => true));
+    return this.next('note', 'note', match, options);
+  }
+
+  /** The next panel frame (render or close), optionally of one panel. */
+  nextPanelFrame(panelId?: string, options?: WaitOptions): Promise<PanelFrame> {
+    return this.next<PanelFrame>('panel', `panel frame${panelId ? ` of ${panelId}` : ''}`, (f) => panelId === undefined || (f.kind === 'render' ? f.panel.panelId : f.panelId) === panelId, options);
+  }
+
+  /** The next redraw, optionally of one panel. */
+  async nextRender(panelId?: string, options?: WaitOptions): Promise<PanelView> {
+    const frame = await this.next<PanelFrame>('panel', `render${panelId ? ` of ${panelId}` : ''}`, (f) => f.kind === 'render' && (panelId === undefined || f.panel.panelId === panelId), options);
+    return (frame as { panel: PanelView }).panel;
+  }
+
+  /** The next `submit` from an extension. */
+  nextSubmit(options?: WaitOptions): Promise<{ text: string } & Origin> {
+    return this.next('submit', 'submit', () => true, options);
+  }
+
+  /** The next `toolsChanged` announcement. */
+  nextToolsChanged(options?: WaitOptions): Promise<ToolInfo[]> {
+    return this.next('tools', 'toolsChanged', () => true, options);
+  }
+
+  /** The next warning. */
+  nextWarning(options?: WaitOptions): Promise<HostWarning> {
+    return this.next('warning', 'warning', () => true, options);
+  }
+
+  /** Stops every extension and removes the temporary home. Idempotent. */
+  async close(): Promise<void> {
+    await this.host.stop();
+    this.cleanup?.();
+  }
+}
+
+/**
+ * Starts a host over the given extensions — SDK definitions run in-process (no subprocess), directories
+ * run as real subprocesses — with a temporary home, and records every callback. Rejects (after
+ * stopping everything) when an extension fails to load, so a broken extension fails the test early.
+ */
+export async function createTestHost(options: TestHostOptions): Promise<TestHost> {
+  const t = new TestHost(options);
+  t.report = await t.host.start();
+  if (t.report.failed.length > 0) {
+    await t.close();
+    const first = t.report.failed[0]!;
+    throw new ExtensionHostError(first.error.code, `createTestHost: ${first.name} failed to load: ${first.error.message}`, { extension: first.name, logPath: first.logPath, cause: first.error });
+  }
+  return t;
+}

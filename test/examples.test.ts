@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/fixtures.js';
+
+const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
+
+function run(file: string) {
+  return spawnSync(tsx, [path.join(ROOT, file)], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } });
+}
+
+describe('examples that the docs use', () => {
+  it('the demo agent runs a whole scripted session and exits 0', { timeout: 40_000 }, () => {
+    const r = run('examples/demo-agent.ts');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    for (const line of [
+      /loaded +weather 1\.0\.0 pid \d+ ready via ready/,
+      /loaded +hello-sh/,
+      /prompt +\[weather\] user message for the model: "Show today's weather for Berlin in one line\."/,
+      /display +\[hello-sh\] hello from sh/,
+      /insert +\[kitchen\] into the editor: "some text at the cursor"/,
+      /submit +\[kitchen\] queued as a user prompt: "index the repo"/,
+      /note +\[kitchen\] error: something failed/,
+      /\/help is not an extension command/,
+      /enable_forecast -> activated \["forecast"\]/,
+      /forecast -> Lisbon: tomorrow 18°C, sun/,
+      /bash "rm -rf \/" blocked by guard/,
+      /panel +render todos-main/,
+      /panel +closed todos-main \(by extension\)/,
+      /turn_start sent to 1 subscriber/,
+      /every extension process is gone/,
+    ]) {
+      expect(r.stdout).toMatch(line);
+    }
+  });
+
+  it('the embedding recipe maps tools, routes commands and guards tool calls', { timeout: 40_000 }, () => {
+    const r = run('examples/embed-tools.ts');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('anthropic tools: ["weather","enable_forecast"]');
+    expect(r.stdout).toContain('agent built-in command: /help');
+    expect(r.stdout).toContain('guarded: error: refused: matches danger pattern "rm -rf"');
+    expect(r.stdout).toContain('anthropic tools after activation: ["weather","forecast","enable_forecast"]');
+  });
+});

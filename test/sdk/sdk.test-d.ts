@@ -1,0 +1,70 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import {
+  defineExtension,
+  display,
+  type CommandResponse,
+  type CustomEventPayload,
+  type HostInfo,
+  type JsonObject,
+  type PanelKeyName,
+  type RequestContext,
+} from '../../src/sdk/index.js';
+
+const ext = defineExtension({ name: 'types' });
+
+describe('SDK types', () => {
+  it('types zod tool args from the schema (output side) and JSON Schema tool args as JsonObject', () => {
+    ext.tool('zod', { schema: z.object({ city: z.string(), days: z.number().default(3) }) }, (args, ctx) => {
+      expectTypeOf(args).toEqualTypeOf<{ city: string; days: number }>();
+      expectTypeOf(ctx).toEqualTypeOf<RequestContext>();
+      return args.city;
+    });
+    ext.tool('json', { schema: { type: 'object', properties: {} } }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<JsonObject>();
+    });
+  });
+
+  it('types event payloads per known event and falls back for custom ones', () => {
+    ext.on('turn_start', (event) => {
+      expectTypeOf(event.step).toEqualTypeOf<number>();
+    });
+    ext.on('tool_call', (event) => {
+      expectTypeOf(event.toolName).toEqualTypeOf<string>();
+      expectTypeOf(event.args).toEqualTypeOf<JsonObject>();
+    });
+    ext.on('my_custom_event', (event) => {
+      expectTypeOf(event).toEqualTypeOf<CustomEventPayload>();
+    });
+  });
+
+  it('types interceptor inputs and decisions per event', () => {
+    ext.intercept('before_agent_start', (input) => {
+      expectTypeOf(input.systemPrompt).toEqualTypeOf<string>();
+      return { systemPrompt: '' };
+    });
+    ext.intercept('assistant_message', ({ text }) => ({ replaceText: text.toUpperCase() }));
+    // @ts-expect-error turn_start cannot rewrite text
+    ext.intercept('turn_start', () => ({ replaceText: 'x' }));
+    // @ts-expect-error session_start is not interceptable
+    ext.intercept('session_start', () => undefined);
+  });
+
+  it('types command handlers, panel keys and host info', () => {
+    ext.command('c', (args) => {
+      expectTypeOf(args).toEqualTypeOf<string>();
+      expectTypeOf(display('x')).toEqualTypeOf<CommandResponse>();
+      return display(args);
+    });
+    // @ts-expect-error a bare string is not a command response
+    ext.command('bad', () => 'text');
+    ext.onPanelKey('p', (key, text) => {
+      expectTypeOf(key).toEqualTypeOf<PanelKeyName>();
+      expectTypeOf(text).toEqualTypeOf<string | undefined>();
+    });
+    ext.onHello((host) => {
+      expectTypeOf(host).toEqualTypeOf<HostInfo>();
+    });
+    expectTypeOf(ext.host).toEqualTypeOf<HostInfo | undefined>();
+  });
+});
