@@ -28,9 +28,11 @@ export type HostModule = { ok: true; from: string; ExtensionHost: HostConstructo
 
 /**
  * Imports ExtensionHost from `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
- * other module path or URL (e.g. a build of an older commit, to measure a change). Never throws.
+ * other module path or URL (e.g. a build of an older commit, to measure a change); `none` skips the
+ * host column. Never throws.
  */
 export async function loadHost(spec: string): Promise<HostModule> {
+  if (spec === 'none') return { ok: false, reason: 'not measured (--host none)' };
   const url =
     spec === 'src'
       ? new URL('../src/index.ts', import.meta.url)

@@ -3,7 +3,7 @@
  * same run, interleaved, several runs; prints one table and optionally writes JSON.
  *
  *   node --expose-gc --import tsx bench/run.ts [--quick] [--json file] [--only rtt,pipelined,...]
- *                                              [--runs N] [--host src|dist|<module>]
+ *                                              [--runs N] [--host src|dist|<module>|none]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,7 +31,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenar
   --only <list>  any of: ${SCENARIOS.join(', ')}
   --runs <n>     interleaved runs per scenario (default 5, --quick 3)
   --host <which> where ExtensionHost comes from: src (default, through tsx), dist (the build),
-                 or a module path, e.g. a build of another commit to compare before/after`;
+                 a module path (e.g. a build of another commit, to compare before/after),
+                 or none (baseline and peer only)`;
 
 function parse() {
   const { values } = parseArgs({

@@ -63,7 +63,7 @@ export async function findInstalled(ctx: CommandContext, name: string, scope: Sc
 }
 
 /** The root entry (directory or symlink) whose real path is `dir`. */
-async function entryFor(root: string, dir: string): Promise<{ entry: string; isLink: boolean } | undefined> {
+export async function entryFor(root: string, dir: string): Promise<{ entry: string; isLink: boolean } | undefined> {
   const direct = path.join(root, path.basename(dir));
   const candidates = [direct, ...(await readdir(root).catch(() => [] as string[])).map((n) => path.join(root, n))];
   for (const candidate of candidates) {

@@ -654,7 +654,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       return failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined);
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return failedResult(new ExtensionHostError(ErrorCode.BAD_RESPONSE, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name);
+      return failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name);
     }
     let frame;
     try {

@@ -1,0 +1,100 @@
+import { lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ManifestDiscovery } from '../../manifest/index.js';
+import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
+import { copyTree, isInside } from '../copy-tree.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { classifySource, gitClone } from '../git.js';
+import { entryFor } from '../installed.js';
+
+export const install: Command = {
+  name: 'install',
+  usage: '<path|git-url>',
+  summary: 'copy a directory or clone a git repository into the extensions directory',
+  description: [
+    'A directory is copied recursively (symlinks that point outside it are skipped, never followed).',
+    'A git URL (https://, ssh://, git://, file://, user@host:path, or a local bare repository) is',
+    'cloned with `git clone --depth 1`. The result must contain a valid extension.json, else',
+    'nothing is installed. The target is <home>/extensions/<manifest name>/ (with --project:',
+    '<cwd>/.zot/extensions/<manifest name>/). An existing extension of that name is only replaced',
+    'with --force.',
+  ].join('\n'),
+  options: {
+    project: { type: 'boolean', description: 'install into the project (<cwd>/.<app>/extensions)' },
+    force: { type: 'boolean', description: 'replace an installed extension of the same name' },
+  },
+  async run(ctx) {
+    expectArgs(ctx, install, 1, 1);
+    const scope: Scope = ctx.values.project === true ? 'project' : 'global';
+    const discovery = discoveryFor(ctx);
+    const root = scope === 'project' ? discovery.projectRoot : discovery.globalRoot;
+    const given = ctx.args[0]!;
+    const source = await classifySource(given, ctx.io.cwd);
+    await mkdir(root, { recursive: true });
+    const realRoot = await realpath(root);
+    if (source.kind === 'path' && isInside(await realpath(source.path), realRoot)) {
+      throw new CliError(CliErrorCode.USAGE, `${source.path} contains the extensions directory ${root}; give the extension's own directory`);
+    }
+
+    // A dot-directory: discovery ignores it while the install is in progress.
+    const staging = await mkdtemp(path.join(realRoot, '.install-'));
+    try {
+      if (source.kind === 'git') await gitClone(source.url, staging, { env: ctx.io.env, signal: ctx.signal });
+      else await copyTree(source.path, staging, (m) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`));
+      const installed = await validate(ctx, staging, given);
+      const target = path.join(realRoot, installed.name);
+      await replaceExisting(ctx, scope, installed.name, target, staging);
+      const version = installed.version === undefined ? '' : ` ${installed.version}`;
+      ctx.out.line(`installed ${installed.name}${version} (${scope}) at ${path.join(root, installed.name)}`);
+      for (const warning of installed.warnings) ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${warning.replaceAll(staging, target)}`);
+      return 0;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The staged manifest's name and version, or INVALID (the caller removes the staging directory). */
+async function validate(ctx: CommandContext, staging: string, given: string): Promise<{ name: string; version: string | undefined; warnings: string[] }> {
+  const discovery = new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, explicit: [staging], discover: false });
+  const { extensions, diagnostics } = await discovery.discover();
+  const ext = extensions[0];
+  if (ext === undefined) {
+    const why = diagnostics[0]?.message.replaceAll(staging + path.sep, '').replaceAll(staging, given) ?? 'no extension.json';
+    throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension (${why}); nothing was installed`);
+  }
+  return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };
+}
+
+/** Moves the staged tree to `target`, replacing same-named extensions of the scope only with --force. */
+async function replaceExisting(ctx: CommandContext, scope: Scope, name: string, target: string, staging: string): Promise<void> {
+  const { extensions } = await discoveryFor(ctx).discover();
+  const root = path.dirname(target);
+  // Root entries, not real directories: a symlinked extension is replaced by moving the link only.
+  const sameName: string[] = [];
+  for (const ext of extensions) {
+    if (ext.source === scope && ext.name === name) sameName.push((await entryFor(root, ext.dir))?.entry ?? ext.dir);
+  }
+  const occupied = await lstat(target).then(
+    () => true,
+    () => false,
+  );
+  const old = [...new Set([...(occupied ? [target] : []), ...sameName])];
+  if (old.length > 0 && ctx.values.force !== true) {
+    throw new CliError(CliErrorCode.EXISTS, `"${name}" is already installed at ${old[0]}; add --force to replace it, or run zot-ext remove ${name} first`);
+  }
+  // Old trees move aside first so a failed rename can put them back.
+  const aside: [from: string, to: string][] = [];
+  try {
+    for (const dir of old) {
+      const to = `${staging}.old-${aside.length}`;
+      await rename(dir, to);
+      aside.push([dir, to]);
+    }
+    await rename(staging, target);
+  } catch (err) {
+    for (const [from, to] of aside.reverse()) await rename(to, from).catch(() => undefined);
+    throw new CliError(CliErrorCode.FAILED, `cannot move the new ${name} into ${target}: ${(err as Error).message}`, { cause: err });
+  }
+  await Promise.all(aside.map(([, to]) => rm(to, { recursive: true, force: true })));
+}
