@@ -90,8 +90,12 @@ if (isMain) {
   const { discoverMs, readMs } = await benchDiscovery({ count, runs });
   const d = median(discoverMs);
   const r = median(readMs);
-  console.log(`discovery of ${count} manifests, median of ${runs} runs`);
-  console.log(`  ManifestDiscovery.discover(): ${d.toFixed(2)} ms`);
-  console.log(`  fs.readFile x ${count} (floor): ${r.toFixed(2)} ms`);
-  console.log(`  ratio: ${(d / r).toFixed(2)}x (target <= 2x) ${d / r <= 2 ? 'OK' : 'OVER TARGET'}`);
+  const dMin = Math.min(...discoverMs);
+  const rMin = Math.min(...readMs);
+  console.log(`discovery of ${count} manifests, ${runs} runs (median / best)`);
+  console.log(`  ManifestDiscovery.discover(): ${d.toFixed(2)} / ${dMin.toFixed(2)} ms`);
+  console.log(`  fs.readFile x ${count} (floor): ${r.toFixed(2)} / ${rMin.toFixed(2)} ms`);
+  console.log(
+    `  ratio: ${(d / r).toFixed(2)}x / ${(dMin / rMin).toFixed(2)}x (target <= 2x) ${d / r <= 2 ? 'OK' : 'OVER TARGET'}`,
+  );
 }

@@ -24,7 +24,9 @@ export interface HostLike {
 
 type HostConstructor = new (options: Record<string, unknown>) => HostLike;
 
-export type HostModule = { ok: true; from: string; ExtensionHost: HostConstructor } | { ok: false; reason: string };
+export type HostModule =
+  | { ok: true; from: string; ExtensionHost: HostConstructor }
+  | { ok: false; reason: string; skipped?: boolean | undefined };
 
 /**
  * Imports ExtensionHost from `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
@@ -32,7 +34,7 @@ export type HostModule = { ok: true; from: string; ExtensionHost: HostConstructo
  * host column. Never throws.
  */
 export async function loadHost(spec: string): Promise<HostModule> {
-  if (spec === 'none') return { ok: false, reason: 'not measured (--host none)' };
+  if (spec === 'none') return { ok: false, reason: 'not measured (--host none)', skipped: true };
   const url =
     spec === 'src'
       ? new URL('../src/index.ts', import.meta.url)

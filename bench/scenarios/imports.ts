@@ -46,7 +46,9 @@ export async function runImports(ctx: BenchContext): Promise<Row[]> {
       import.meta.resolve('@modelcontextprotocol/sdk/client/stdio.js'),
     ],
   };
-  if (existsSync(DIST)) {
+  if (!ctx.host.ok && ctx.host.skipped === true) {
+    // --host none: baseline and peer only.
+  } else if (existsSync(DIST)) {
     targets.host = [pathToFileURL(DIST).href];
     if (newestMtime(join(REPO, 'src')) > statSync(DIST).mtimeMs) {
       ctx.problems.push('import: dist/ is older than src/, run `npm run build` first');

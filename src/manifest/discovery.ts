@@ -83,11 +83,10 @@ export function isSpawnable(extension: DiscoveredExtension): boolean {
   return extension.kind === 'process' && extension.enabled && extension.shadowedBy === undefined;
 }
 
-type Found = Omit<DiscoveredExtension, 'order' | 'shadowedBy'>;
-
 /** The outcome for one directory (or explicit path), in load order. */
 interface Slot {
-  extension?: Found | undefined;
+  /** Not shared: merge() fills in `order` and `shadowedBy`. */
+  extension?: DiscoveredExtension | undefined;
   diagnostics: DiscoveryDiagnostic[];
 }
 
@@ -249,24 +248,30 @@ export class ManifestDiscovery {
       );
     }
 
-    const [execProblems, skills] = await Promise.all([
-      manifest.exec === undefined || !this.checkExec ? [] : checkExec(manifest.exec, dir, manifestPath, name),
-      resolveSkills(dir, manifest.skills ?? [], manifestPath, name),
-    ]);
-    return {
-      extension: {
-        name,
-        dir,
-        manifestPath,
-        source,
-        kind,
-        enabled: manifest.enabled,
-        manifest,
-        skills: skills.skills,
-        themePath,
-      },
-      diagnostics: [...execProblems, ...skills.diagnostics],
+    const extension: DiscoveredExtension = {
+      name,
+      dir,
+      manifestPath,
+      source,
+      kind,
+      enabled: manifest.enabled,
+      shadowedBy: undefined,
+      manifest,
+      skills: [],
+      themePath,
+      order: -1, // set by merge()
     };
+    const slot: Slot = { extension, diagnostics: [] };
+    // The common case (no skills, no exec check) stays free of extra promises.
+    if (manifest.exec !== undefined && this.checkExec) {
+      slot.diagnostics.push(...(await checkExec(manifest.exec, dir, manifestPath, name)));
+    }
+    if (manifest.skills !== undefined && manifest.skills.length > 0) {
+      const found = await resolveSkills(dir, manifest.skills, manifestPath, name);
+      extension.skills = found.skills;
+      slot.diagnostics.push(...found.diagnostics);
+    }
+    return slot;
   }
 }
 
@@ -488,7 +493,8 @@ function merge(slots: readonly Slot[]): DiscoveryResult {
   for (const slot of slots) {
     diagnostics.push(...slot.diagnostics);
     if (slot.extension === undefined) continue;
-    const ext: DiscoveredExtension = { ...slot.extension, shadowedBy: undefined, order: extensions.length };
+    const ext = slot.extension;
+    ext.order = extensions.length;
     const winner = winners.get(ext.name);
     if (winner === undefined) {
       winners.set(ext.name, ext);

@@ -1,0 +1,156 @@
+import path from 'node:path';
+import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
+import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
+import type { Command, CommandContext } from '../context.js';
+import { createHost, explicitPaths } from '../host.js';
+import { nullForUndefined } from './list.js';
+
+type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
+
+export const doctor: Command = {
+  name: 'doctor',
+  usage: '[paths...]',
+  summary: 'start every extension as an agent would and report what happened',
+  description: [
+    'Runs the same discovery and start path as an agent (paths given are loaded first, like --ext),',
+    'then reports: manifest errors, disabled and shadowed extensions, spawn and handshake failures',
+    '(exit status or signal, log path), ready vs auto-ready and how long each took, registered',
+    'commands and tools, registration conflicts, warnings, and each stderr log path. Everything it',
+    'started is stopped before it exits. Exit code 1 when any extension failed or has an invalid',
+    'manifest.',
+  ].join('\n'),
+  options: {
+    json: { type: 'boolean', description: 'print the report as JSON' },
+    'no-discover': { type: 'boolean', description: 'load only the given paths' },
+  },
+  async run(ctx) {
+    const explicit = explicitPaths(ctx);
+    const host = createHost(ctx, { explicit, discover: ctx.values['no-discover'] !== true });
+    const warnings: HostWarning[] = [];
+    host.on('warning', (w) => warnings.push(w));
+    let report: StartReport;
+    let infos: ExtensionInfo[];
+    try {
+      report = await host.start();
+      infos = host.extensions();
+    } finally {
+      await host.stop();
+    }
+    const invalid = report.diagnostics.filter((d): d is DiscoveryDiagnostic => isDiscovery(d) && d.severity === 'error' && !infos.some((i) => d.path.startsWith(i.dir + path.sep)));
+    const failed = infos.filter((i) => i.state !== 'ready');
+    const ok = failed.length === 0 && invalid.length === 0;
+
+    if (ctx.values.json === true) {
+      ctx.out.line(JSON.stringify(toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), nullForUndefined, 2));
+    } else printReport(ctx, host.logDir, report, infos, invalid);
+    return ok ? 0 : 1;
+  },
+};
+
+const DISCOVERY_CODES: ReadonlySet<string> = new Set(Object.values(DiagnosticCode));
+
+function isDiscovery(d: Diagnostic): d is DiscoveryDiagnostic {
+  return DISCOVERY_CODES.has(d.code);
+}
+
+function readyText(info: ExtensionInfo): string {
+  switch (info.readyVia) {
+    case 'ready':
+      return `ready in ${info.readyMs} ms`;
+    case 'idle':
+      return `auto-ready after ${info.readyMs} ms (no ready frame; went quiet)`;
+    case 'grace':
+      return `auto-ready after ${info.readyMs} ms (no ready frame before the grace period ended)`;
+    default:
+      return info.state;
+  }
+}
+
+function printReport(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: DiscoveryDiagnostic[]): void {
+  const { out } = ctx;
+  const ok = out.style('green', '✓');
+  const bad = out.style('red', '✗');
+  const skip = out.style('gray', '-');
+  out.line(`home     ${ctx.home}`);
+  out.line(`project  ${path.join(ctx.cwd, `.${ctx.appName}`, 'extensions')}`);
+  out.line(`logs     ${logDir}`);
+  out.line();
+  const byExtension = (name: string) => report.diagnostics.filter((d) => d.extension === name && !isDiscovery(d));
+  for (const info of infos) {
+    const head = `${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})`;
+    if (info.state === 'ready') out.line(`${ok} ${head} ${readyText(info)}`);
+    else {
+      const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
+      out.line(`${bad} ${head} ${out.style('red', what)}: ${info.error?.message ?? info.state}`);
+    }
+    const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
+    const tools = info.tools.map((t) => `${t.name}${t.deferred ? ' (deferred)' : ''}${t.active ? '' : ' (shadowed)'}`);
+    if (commands.length > 0) out.line(`    commands: ${commands.join(', ')}`);
+    if (tools.length > 0) out.line(`    tools: ${tools.join(', ')}`);
+    const subs = info.subscriptions;
+    if (subs.events.length > 0) out.line(`    events: ${subs.events.join(', ')}`);
+    if (subs.intercept.length > 0) out.line(`    intercepts: ${subs.intercept.join(', ')}`);
+    for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${d.message}`);
+    out.line(`    log: ${info.logPath}`);
+  }
+  for (const s of report.skipped) {
+    const why = s.reason === 'shadowed' ? shadowText(report, s.name, s.dir) : s.reason === 'disabled' ? 'disabled' : `not started (${s.reason} only)`;
+    out.line(`${skip} ${s.name} ${out.style('gray', why)}: ${s.dir}`);
+  }
+  for (const d of invalid) out.line(`${bad} ${out.style('red', `invalid (${d.code})`)}: ${d.message}`);
+
+  const shown = new Set<Diagnostic>(invalid);
+  const others = report.diagnostics.filter((d) => !shown.has(d) && (isDiscovery(d) ? d.code !== 'SHADOWED' && d.code !== 'DUPLICATE_NAME' : !infos.some((i) => i.name === d.extension)));
+  if (others.length > 0) {
+    out.line();
+    for (const d of others) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${d.message}`);
+  }
+
+  const count = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);
+  const failed = infos.filter((i) => i.state === 'failed').length;
+  const exited = infos.filter((i) => i.state === 'exited').length;
+  const summary = [
+    ...count(infos.filter((i) => i.state === 'ready').length, 'ready'),
+    ...count(failed, 'failed'),
+    ...count(exited, 'exited after ready'),
+    ...count(invalid.length, 'invalid'),
+    ...count(report.skipped.filter((s) => s.reason === 'disabled').length, 'disabled'),
+    ...count(report.skipped.filter((s) => s.reason === 'shadowed').length, 'shadowed'),
+  ];
+  out.line();
+  out.line(`${summary.length === 0 ? 'no extensions found' : summary.join(', ')} (${report.ms} ms)`);
+}
+
+function shadowText(report: StartReport, name: string, dir: string): string {
+  const d = report.diagnostics.find((x) => isDiscovery(x) && (x.code === 'SHADOWED' || x.code === 'DUPLICATE_NAME') && x.extension === name && x.path.startsWith(dir + path.sep));
+  return d === undefined ? 'shadowed' : `shadowed (${d.message.split(';')[0]})`;
+}
+
+function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: DiscoveryDiagnostic[], warnings: HostWarning[], ok: boolean) {
+  return {
+    ok,
+    home: ctx.home,
+    cwd: ctx.cwd,
+    logDir,
+    ms: report.ms,
+    extensions: infos.map((i) => ({
+      name: i.name,
+      version: i.version,
+      source: i.source,
+      dir: i.dir,
+      state: i.state,
+      readyVia: i.readyVia,
+      readyMs: i.readyMs,
+      logPath: i.logPath,
+      capabilities: i.capabilities,
+      commands: i.commands,
+      tools: i.tools,
+      subscriptions: i.subscriptions,
+      error: i.error === undefined ? undefined : { code: i.error.code, message: i.error.message, exitCode: i.error.exitCode, signal: i.error.signal },
+    })),
+    skipped: report.skipped,
+    invalid,
+    diagnostics: report.diagnostics,
+    warnings: warnings.map((w) => ({ message: w.message, extension: w.extension, code: w.code, logPath: w.logPath })),
+  };
+}

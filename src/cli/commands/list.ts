@@ -1,0 +1,100 @@
+import path from 'node:path';
+import type { DiscoveryDiagnostic } from '../../manifest/index.js';
+import { discoveryFor, expectArgs, realRoots, scopeOfPath, type Command, type Scope } from '../context.js';
+
+/** One row of `zot-ext list` (also the `--json` shape). */
+export interface ListRow {
+  name: string;
+  version: string | undefined;
+  scope: Scope;
+  state: 'enabled' | 'disabled' | 'shadowed' | 'invalid';
+  kind: 'process' | 'skills' | 'theme' | undefined;
+  description: string | undefined;
+  path: string;
+  /** invalid: what is wrong; shadowed: which extension wins. */
+  problem?: string | undefined;
+}
+
+export const list: Command = {
+  name: 'list',
+  usage: '',
+  summary: 'list installed extensions of both scopes',
+  description: [
+    'Lists the extensions in <cwd>/.zot/extensions (project) and <home>/extensions (global), in load',
+    'order, with name, version, scope, state (enabled, disabled, shadowed, invalid), description and',
+    'path. Spawns nothing. Warnings (e.g. an exec that is not executable) follow the table.',
+  ].join('\n'),
+  options: {
+    json: { type: 'boolean', description: 'print JSON: {home, roots, extensions, diagnostics}' },
+  },
+  async run(ctx) {
+    expectArgs(ctx, list, 0, 0);
+    const discovery = discoveryFor(ctx);
+    const [{ extensions, diagnostics }, roots] = await Promise.all([discovery.discover(), realRoots(discovery)]);
+    const rows: ListRow[] = extensions.map((ext) => ({
+      name: ext.name,
+      version: ext.manifest.version,
+      scope: ext.source === 'project' ? 'project' : 'global',
+      state: ext.shadowedBy !== undefined ? 'shadowed' : ext.enabled ? 'enabled' : 'disabled',
+      kind: ext.kind,
+      description: ext.manifest.description,
+      path: ext.dir,
+      problem: ext.shadowedBy === undefined ? undefined : `shadowed by the ${ext.shadowedBy.source} one in ${ext.shadowedBy.dir}`,
+    }));
+    // Error diagnostics outside every listed extension are extensions that did not load at all.
+    const invalid = diagnostics.filter((d) => d.severity === 'error' && !extensions.some((e) => isUnder(e.dir, d.path)));
+    for (const d of invalid) {
+      const scope = scopeOfPath(roots, d.path) ?? 'global';
+      const dir = extensionDirOf(roots[scope], d.path);
+      rows.push({ name: d.extension ?? path.basename(dir), version: undefined, scope, state: 'invalid', kind: undefined, description: undefined, path: dir, problem: d.message });
+    }
+    const warnings = diagnostics.filter((d) => !invalid.includes(d) && d.code !== 'SHADOWED');
+
+    if (ctx.values.json === true) {
+      ctx.out.line(JSON.stringify({ home: ctx.home, roots: { project: discovery.projectRoot, global: discovery.globalRoot }, extensions: rows, diagnostics }, nullForUndefined, 2));
+      return 0;
+    }
+    if (rows.length === 0) {
+      ctx.out.line(`no extensions installed (project: ${discovery.projectRoot}, global: ${discovery.globalRoot})`);
+      return 0;
+    }
+    const { out } = ctx;
+    const stateStyle = { enabled: 'green', disabled: 'gray', shadowed: 'yellow', invalid: 'red' } as const;
+    out.table([
+      ['NAME', 'VERSION', 'SCOPE', 'STATE', 'DESCRIPTION', 'PATH'].map((h) => out.style('bold', h)),
+      ...rows.map((r) => [
+        r.name,
+        r.version ?? '-',
+        r.scope,
+        out.style(stateStyle[r.state], r.state),
+        r.state === 'invalid' ? '-' : oneLine(r.description ?? '-'),
+        r.path,
+      ]),
+    ]);
+    const notes: DiscoveryDiagnostic[] = [...invalid, ...warnings];
+    if (notes.length > 0) out.line();
+    for (const d of notes) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${d.message}`);
+    return 0;
+  },
+};
+
+/** JSON.stringify replacer: absent values print as null, so every row has the same keys. */
+export function nullForUndefined(_key: string, value: unknown): unknown {
+  return value === undefined ? null : value;
+}
+
+function isUnder(dir: string, p: string): boolean {
+  return p === dir || p.startsWith(dir + path.sep);
+}
+
+/** `<root>/<entry>` for a path inside a root, else the path's directory. */
+function extensionDirOf(root: string, p: string): string {
+  const rel = path.relative(root, p);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return p.endsWith('extension.json') ? path.dirname(p) : p;
+  return path.join(root, rel.split(path.sep)[0]!);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
+}

@@ -1,0 +1,160 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { nameProblem } from '../../manifest/index.js';
+import { logPathFor } from '../../process/log.js';
+import { expectArgs, type Command, type CommandContext } from '../context.js';
+import { CliError, CliErrorCode } from '../errors.js';
+
+const POLL_MS = 250;
+const CHUNK = 64 * 1024;
+
+export const logs: Command = {
+  name: 'logs',
+  usage: '<name> [-f]',
+  summary: "print (or follow) an extension's stderr log",
+  description: [
+    "Prints <home>/logs/ext-<name>.log: the extension's stderr and the host's [host] lines, across",
+    'runs (the file is appended to). With -f, keeps printing what is appended until Ctrl+C; a',
+    'truncated or re-created file is read again from its start.',
+  ].join('\n'),
+  options: {
+    follow: { type: 'boolean', short: 'f', description: 'keep printing new lines as they are written' },
+    lines: { type: 'string', short: 'n', value: 'count', description: 'start with only the last <count> lines' },
+  },
+  async run(ctx) {
+    expectArgs(ctx, logs, 1, 1);
+    const name = ctx.args[0]!;
+    const problem = nameProblem(name);
+    if (problem !== undefined) throw new CliError(CliErrorCode.USAGE, `${problem}; give the extension's manifest name`);
+    const last = parseCount(ctx.values.lines);
+    const file = logPathFor(path.join(ctx.home, 'logs'), name);
+    const follow = ctx.values.follow === true;
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    if (size === undefined && !follow) {
+      throw new CliError(CliErrorCode.NOT_FOUND, `no log for "${name}" at ${file}; it is written when the extension starts (try zot-ext doctor)`);
+    }
+    let offset = 0;
+    if (size !== undefined) {
+      offset = last === undefined ? 0 : await startOfLastLines(file, size, last);
+      offset = await copyRange(file, offset, ctx);
+    } else ctx.err.line(`waiting for ${file} ...`);
+    if (follow) await followFile(file, offset, ctx);
+    return 0;
+  },
+};
+
+function parseCount(value: string | boolean | undefined): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!/^\d+$/.test(value)) throw new CliError(CliErrorCode.USAGE, `--lines needs a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Byte offset where the last `count` lines of the file begin (a final newline does not start a line). */
+async function startOfLastLines(file: string, size: number, count: number): Promise<number> {
+  if (count === 0) return size;
+  const handle = await open(file, 'r');
+  try {
+    let end = size;
+    let seen = 0;
+    const buf = Buffer.alloc(CHUNK);
+    while (end > 0) {
+      const start = Math.max(0, end - CHUNK);
+      const { bytesRead } = await handle.read(buf, 0, end - start, start);
+      for (let i = bytesRead - 1; i >= 0; i--) {
+        if (buf[i] !== 0x0a || start + i === size - 1) continue;
+        if (++seen === count) return start + i + 1;
+      }
+      end = start;
+    }
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes the file from `offset` to its current end; returns the new offset. */
+async function copyRange(file: string, offset: number, ctx: CommandContext): Promise<number> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, CHUNK, offset);
+      if (bytesRead === 0) return offset;
+      offset += bytesRead;
+      if (!ctx.io.stdout.write(Buffer.from(buf.subarray(0, bytesRead)))) {
+        await new Promise((resolve) => ctx.io.stdout.once('drain', resolve));
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Prints what is appended until the signal aborts: fs.watch for speed, polling as the safety net. */
+async function followFile(file: string, start: number, ctx: CommandContext): Promise<void> {
+  let offset = start;
+  let identity: string | undefined;
+  let busy = false;
+  let again = false;
+  const check = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const s = await stat(file).catch(() => undefined);
+        if (s === undefined) continue;
+        const id = `${s.dev}:${s.ino}`;
+        if (identity !== undefined && id !== identity) {
+          // Re-created (log rotation): read the new file from its start, watch the new inode.
+          offset = 0;
+          watcher?.close();
+          watcher = undefined;
+        }
+        identity = id;
+        if (s.size < offset) offset = 0; // truncated
+        if (s.size > offset) offset = await copyRange(file, offset, ctx);
+        watchFile();
+      } while (again && !ctx.signal.aborted);
+    } catch {
+      // The file went away between stat and read: the next tick sees it again.
+    } finally {
+      busy = false;
+    }
+  };
+  let watcher: FSWatcher | undefined;
+  const watchFile = () => {
+    if (watcher !== undefined) return;
+    try {
+      watcher = watch(file, { persistent: false }, () => void check());
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      watcher = undefined;
+    }
+  };
+  await stat(file).then(
+    (s) => (identity = `${s.dev}:${s.ino}`),
+    () => undefined,
+  );
+  watchFile();
+  const timer = setInterval(() => void check(), POLL_MS);
+  try {
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) return resolve();
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  } finally {
+    clearInterval(timer);
+    watcher?.close();
+  }
+}

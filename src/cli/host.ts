@@ -1,0 +1,22 @@
+import path from 'node:path';
+import { ExtensionHost } from '../host/host.js';
+import type { HostCallbacks } from '../host/types.js';
+import type { CommandContext } from './context.js';
+
+/** Explicit extension paths from the command line, resolved against the directory the user typed them in. */
+export function explicitPaths(ctx: CommandContext): string[] {
+  return ctx.args.map((p) => path.resolve(ctx.io.cwd, p));
+}
+
+/** A host configured from the global options, as an agent would run it. */
+export function createHost(ctx: CommandContext, options: { explicit: readonly string[]; discover: boolean; callbacks?: HostCallbacks | undefined }): ExtensionHost {
+  return new ExtensionHost({
+    cwd: ctx.cwd,
+    appName: ctx.appName,
+    home: ctx.home,
+    explicit: options.explicit,
+    discover: options.discover,
+    env: ctx.io.env,
+    callbacks: options.callbacks,
+  });
+}
