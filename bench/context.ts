@@ -14,8 +14,11 @@ export interface Sizes {
   calls1m: number;
   /** Extension counts for start-to-ready. */
   startCounts: number[];
-  /** Runs for start-to-ready (it dominates the quick run's time); undefined = the run count. */
-  startRuns?: number | undefined;
+  /**
+   * Runs for the scenarios that spawn everything anew each run (start-to-ready, memory); spawning
+   * dominates the quick run's time. undefined = the run count.
+   */
+  spawnRuns?: number | undefined;
   /** Largest start count the MCP column is measured for (each MCP server loads the SDK). */
   mcpStartMax: number;
   /** Interceptor counts, and chains measured per run. */
@@ -52,7 +55,7 @@ export const QUICK: Sizes = {
   pipelinedCalls: 6000,
   calls64k: 40,
   calls1m: 8,
-  startRuns: 2,
+  spawnRuns: 2,
   mcpStartMax: 1,
   interceptCalls: 150,
   fanoutEmits: 200,
@@ -89,6 +92,11 @@ export async function guarded(
     disabled.add(impl);
     ctx.problems.push(`${scenario}: ${impl} failed: ${(error as Error).message}`);
   }
+}
+
+/** How many runs a scenario that spawns anew each run does. */
+export function spawnRuns(ctx: BenchContext): number {
+  return Math.min(ctx.runs, ctx.sizes.spawnRuns ?? ctx.runs);
 }
 
 /** A/B/A/B: run r starts with a different implementation, so no side always goes first. */

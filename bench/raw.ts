@@ -72,7 +72,7 @@ export class RawPeer {
     this.child.stdin.write(line);
   }
 
-  /** Sends `frame` with a fresh counter id and resolves with the frame that answers it. */
+  /** Sends `frame` (it gets a fresh counter id) and resolves with the frame that answers it. */
   request(frame: Frame): Promise<Frame> {
     const id = String(++this.seq);
     frame.id = id;
@@ -96,6 +96,18 @@ export class RawPeer {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await this.exit;
     clearTimeout(timer);
+  }
+
+  /** Spawns all in parallel (each until its hello); if any fails, closes the others and throws. */
+  static async spawnAll(specs: readonly RawSpawnOptions[]): Promise<RawPeer[]> {
+    const settled = await Promise.allSettled(specs.map((spec) => RawPeer.spawn(spec)));
+    const peers = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failure = settled.find((r) => r.status === 'rejected');
+    if (failure !== undefined) {
+      await Promise.all(peers.map((p) => p.close()));
+      throw failure.reason;
+    }
+    return peers;
   }
 
   private waitFor(type: string): Promise<Frame> {

@@ -91,15 +91,20 @@ async function main(): Promise<void> {
   process.stderr.write(`zot-extension-host bench: ${meta.mode}, ${meta.runs} runs, host: ${meta.host}\n`);
 
   const rows: Row[] = [];
+  const stage = async (name: string, run: () => Promise<Row[]>) => {
+    const t0 = nowNs();
+    rows.push(...(await run()));
+    ctx.progress(`${name} done in ${(elapsedMs(t0) / 1e3).toFixed(1)} s`);
+  };
   try {
     const calls = (['rtt', 'pipelined', 'large'] as const).filter((s) => options.only.has(s));
-    if (calls.length > 0) rows.push(...(await runCalls(ctx, new Set<CallScenario>(calls))));
-    if (options.only.has('startup')) rows.push(...(await runStartup(ctx)));
-    if (options.only.has('intercept')) rows.push(...(await runIntercept(ctx)));
-    if (options.only.has('fanout')) rows.push(...(await runFanout(ctx)));
-    if (options.only.has('memory')) rows.push(...(await runMemory(ctx)));
-    if (options.only.has('discovery')) rows.push(...(await runManifests(ctx)));
-    if (options.only.has('import')) rows.push(...(await runImports(ctx)));
+    if (calls.length > 0) await stage('calls', () => runCalls(ctx, new Set<CallScenario>(calls)));
+    if (options.only.has('startup')) await stage('startup', () => runStartup(ctx));
+    if (options.only.has('intercept')) await stage('intercept', () => runIntercept(ctx));
+    if (options.only.has('fanout')) await stage('fan-out', () => runFanout(ctx));
+    if (options.only.has('memory')) await stage('memory', () => runMemory(ctx));
+    if (options.only.has('discovery')) await stage('discovery', () => runManifests(ctx));
+    if (options.only.has('import')) await stage('import', () => runImports(ctx));
   } finally {
     workspace.dispose();
   }
@@ -126,5 +131,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
+  // Exit even if a child is still attached; children see EOF on stdin and exit too.
+  process.exit(1);
 });

@@ -38,7 +38,8 @@ export function pairedRatios(a: readonly number[], b: readonly number[]): number
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i] as number;
     const y = b[i] as number;
-    if (y !== 0 && Number.isFinite(x) && Number.isFinite(y)) out.push(x / y);
+    // A baseline at or below zero (a memory delta lost in noise) has no meaningful ratio.
+    if (y > 0 && Number.isFinite(x) && Number.isFinite(y)) out.push(x / y);
   }
   return out;
 }

@@ -39,7 +39,7 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
   let host: HostLike | undefined;
   try {
     await guarded(ctx, label, 'raw', disabled, async () => {
-      peers = await Promise.all(extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })));
+      peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
       await Promise.all(peers.map((p) => p.handshake()));
     });
     if (ctx.host.ok) {

@@ -36,8 +36,7 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
     let host: HostLike | undefined;
     try {
       await guarded(ctx, label, 'raw', disabled, async () => {
-        const spawned = extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir }));
-        peers = await Promise.all(spawned);
+        peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
         await Promise.all(peers.map((p) => p.handshake()));
       });
       if (ctx.host.ok) {

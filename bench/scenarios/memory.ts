@@ -2,7 +2,7 @@
  * Parent memory per idle extension: heapUsed + external after a full GC, with N extensions started
  * and idle, minus the same before; divided by N. The children's own memory is not counted.
  */
-import { collect, guarded, hasGc, order, turn, type BenchContext } from '../context.js';
+import { collect, guarded, hasGc, order, spawnRuns, turn, type BenchContext } from '../context.js';
 import { startHost } from '../host.js';
 import { RawPeer } from '../raw.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
@@ -26,14 +26,13 @@ export async function runMemory(ctx: BenchContext): Promise<Row[]> {
   } else {
     const extensions = ctx.workspace.extensions(n);
     const disabled = new Set<Impl>();
-    for (let run = 0; run < ctx.runs; run++) {
+    const runs = spawnRuns(ctx);
+    for (let run = 0; run < runs; run++) {
       for (const impl of order(run, ['raw', 'host'])) {
         await guarded(ctx, 'memory', impl, disabled, async () => {
           if (impl === 'raw') {
             const before = await settle();
-            const peers = await Promise.all(
-              extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })),
-            );
+            const peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
             try {
               await Promise.all(peers.map((p) => p.handshake()));
               values.raw.push(((await settle()) - before) / n / 1024);
@@ -52,7 +51,7 @@ export async function runMemory(ctx: BenchContext): Promise<Row[]> {
           }
         });
       }
-      ctx.progress(`memory: run ${run + 1}/${ctx.runs}`);
+      ctx.progress(`memory: run ${run + 1}/${runs}`);
     }
   }
   return [

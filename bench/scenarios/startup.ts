@@ -2,7 +2,7 @@
  * Start-to-ready of N node extensions through the host, against spawning the same N children raw
  * in parallel and waiting for each one's hello (and N MCP servers connected, for small N).
  */
-import { elapsedMs, guarded, nowNs, order, type BenchContext } from '../context.js';
+import { elapsedMs, guarded, nowNs, order, spawnRuns, type BenchContext } from '../context.js';
 import { startHost } from '../host.js';
 import { McpEcho } from '../mcp/client.js';
 import { RawPeer } from '../raw.js';
@@ -10,7 +10,7 @@ import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 
 export async function runStartup(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
-  const runs = Math.min(ctx.runs, ctx.sizes.startRuns ?? ctx.runs);
+  const runs = spawnRuns(ctx);
   for (const count of ctx.sizes.startCounts) {
     const extensions = ctx.workspace.extensions(count);
     const values = emptyValues();
@@ -21,9 +21,7 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
         await guarded(ctx, `start ${count}`, impl, disabled, async () => {
           if (impl === 'raw') {
             const t0 = nowNs();
-            const peers = await Promise.all(
-              extensions.map((e) => RawPeer.spawn({ command: e.command, args: e.args, cwd: e.dir })),
-            );
+            const peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
             values.raw.push(elapsedMs(t0));
             await Promise.all(peers.map((p) => p.close()));
           } else if (impl === 'host') {
@@ -34,9 +32,12 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
             await host.stop();
           } else {
             const t0 = nowNs();
-            const clients = await Promise.all(extensions.map(() => McpEcho.connect()));
-            values.mcp.push(elapsedMs(t0));
-            await Promise.all(clients.map((c) => c.close()));
+            const settled = await Promise.allSettled(extensions.map(() => McpEcho.connect()));
+            const ms = elapsedMs(t0);
+            await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+            const failure = settled.find((r) => r.status === 'rejected');
+            if (failure !== undefined) throw failure.reason;
+            values.mcp.push(ms);
           }
         });
       }

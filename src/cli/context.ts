@@ -76,7 +76,7 @@ export function expectArgs(ctx: CommandContext, command: Command, min: number, m
   const n = ctx.args.length;
   if (n >= min && n <= max) return;
   const what = n < min ? 'missing argument' : `unexpected argument ${JSON.stringify(ctx.args[max])}`;
-  throw new CliError(CliErrorCode.USAGE, `${what}: usage: zot-ext ${command.name} ${command.usage}; see zot-ext ${command.name} --help`);
+  throw new CliError(CliErrorCode.USAGE, `${what}: usage: zot-ext ${command.name}${command.usage === '' ? '' : ` ${command.usage}`}; see zot-ext ${command.name} --help`);
 }
 
 export type Scope = 'project' | 'global';

@@ -69,10 +69,9 @@ export function gitClone(url: string, dest: string, options: { env: NodeJS.Proce
       const message = stderr
         .split('\n')
         .map((l) => l.trim())
-        .filter((l) => l.length > 0)
-        .join(' ');
+        .find((l) => l.length > 0);
       const status = signal !== null ? `signal ${signal}` : `exit ${code}`;
-      reject(new CliError(CliErrorCode.FAILED, `git clone ${url} failed (${status}): ${message || 'no message'}; check the URL and your access to it`));
+      reject(new CliError(CliErrorCode.FAILED, `git clone ${url} failed (${status}): ${message ?? 'no message'}; check the URL and your access to it`));
     });
   });
 }

@@ -749,7 +749,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const owner = this.panels.get(panelId);
     if (owner === undefined) return false;
     this.panels.delete(panelId);
-    this.call('closePanel', { panelId, extension: owner.name, by: 'host' });
     return owner.process.send({ type: 'panel_close', panel_id: panelId });
   }
 

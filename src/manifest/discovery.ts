@@ -90,8 +90,9 @@ interface Slot {
   diagnostics: DiscoveryDiagnostic[];
 }
 
-// Bounds open file descriptors on huge roots; far above what the libuv thread pool runs at once.
-const CONCURRENCY = 64;
+// Bounds open file descriptors on huge roots. Below it everything is in flight at once, which is
+// measurably faster than any queue (and Node raises RLIMIT_NOFILE to the hard limit at startup).
+const CONCURRENCY = 1024;
 
 /**
  * Finds, validates and orders extensions: the explicit paths in the order given, then

@@ -36,16 +36,32 @@ export function isInside(parent: string, child: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
-/** Sorts names by the bytes of their UTF-8 encoding ("B" < "a" < "z" < "ä"), which is code point order. */
-export function sortByBytes<T>(items: readonly T[], name: (item: T) => string): T[] {
-  return items
-    .map((item) => ({ item, key: Buffer.from(name(item), 'utf8') }))
-    .sort((a, b) => Buffer.compare(a.key, b.key))
-    .map((e) => e.item);
+/**
+ * Orders strings by code point, which is the byte order of their UTF-8 encoding ("B" < "a" < "z" <
+ * "ä" < "😀"). Plain `<` compares UTF-16 units and puts astral characters before U+E000..U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Lift surrogates above the rest of the BMP: then unit order is code point order.
+    if (x >= 0xd800) x += x <= 0xdfff ? 0x2000 : -0x800;
+    if (y >= 0xd800) y += y <= 0xdfff ? 0x2000 : -0x800;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
-/** Maps with at most `limit` calls in flight (so 10,000 entries never hold 10,000 file descriptors); keeps order. */
+/** Sorts items by name in byte order of the UTF-8 encoding (see {@link compareCodePoints}). */
+export function sortByBytes<T>(items: readonly T[], name: (item: T) => string): T[] {
+  return [...items].sort((a, b) => compareCodePoints(name(a), name(b)));
+}
+
+/** Maps with at most `limit` calls in flight (so a huge root never holds a descriptor per entry); keeps order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  if (items.length <= limit) return Promise.all(items.map(fn));
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -54,7 +70,7 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
       results[index] = await fn(items[index] as T);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(Array.from({ length: limit }, worker));
   return results;
 }
 

@@ -1,6 +1,7 @@
 // Commands: parsing, case-insensitive lookup, every action through the callbacks, error + action,
 // unknown commands, host-side failures, and conflicts settled by load order (not arrival).
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { StartReport } from '../../src/host/types.js';
@@ -119,10 +120,12 @@ describe('conflicts: built-ins first, then load order, never arrival time', () =
   let report: StartReport;
 
   beforeAll(async () => {
-    // first-slow is first in load order but says hello 300 ms late; second-fast registers at once.
+    // first-slow is first in load order but says hello only after second-fast has written all of
+    // its registrations (second-fast creates the CONFLICT_AFTER file, first-slow waits for it).
     ({ host, report } = await kit.start({
       explicit: [fixture('conflict/first-slow'), fixture('conflict/second-fast')],
       builtinCommands: ['help'],
+      env: { ...process.env, CONFLICT_AFTER: path.join(kit.dir, 'second-fast-registered') },
     }));
   });
 

@@ -13,7 +13,7 @@ type CallbackName = keyof HostCallbacks;
 export type CallbackArg<K extends CallbackName> = Parameters<NonNullable<HostCallbacks[K]>>[0];
 export type RecordedCall = { [K in CallbackName]: { kind: K; arg: CallbackArg<K> } }[CallbackName];
 
-/** Runs `setup` and resolves with what `subscribe` hands back, or rejects after `ms`. */
+/** Resolves with the first value `subscribe` hands to its callback, or rejects after `ms`; always unsubscribes. */
 function withDeadline<T>(what: string, ms: number, subscribe: (resolve: (value: T) => void) => () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let unsubscribe: (() => void) | undefined;

@@ -66,8 +66,10 @@ describe('start() with a mix of readiness behaviours', () => {
     expect(host.tools().filter((t) => t.extension === 'trickle-ready').map((t) => t.name)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
   });
 
-  it('readies a never-ready extension at idle without waiting for a slow one next to it', async () => {
-    expect(loadedOf(report, 'legacy').readyMs).toBeLessThan(loadedOf(report, 'slow-hello').readyMs);
+  it('readies a never-ready extension at idle next to a slow one that does send ready', async () => {
+    // 'idle', not 'grace': it was readied after 250 ms of quiet, not at the 3 s ready deadline.
+    expect(loadedOf(report, 'legacy').readyVia).toBe('idle');
+    expect(loadedOf(report, 'slow-hello').readyVia).toBe('ready');
     // legacy registered before hello_ack: that registration counts.
     const outcome = await host.runCommand('/legacy');
     expect(outcome).toMatchObject({ handled: true, extension: 'legacy', action: 'display', text: 'legacy ok' });

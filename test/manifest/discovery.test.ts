@@ -128,6 +128,26 @@ describe('roots and order', () => {
     expect(result.diagnostics).toEqual([]);
   });
 
+  it('keeps byte order in a root larger than the read concurrency', async () => {
+    const files: Record<string, Entry> = {};
+    const dirNames = Array.from({ length: 150 }, (_, i) => `x${(149 - i) * 7919 % 1000}`);
+    for (const d of dirNames) Object.assign(files, under(G(d), processExt(d)));
+    const { result } = await world(files);
+    expect(result.extensions.map((e) => e.name)).toEqual([...new Set(dirNames)].sort());
+  });
+
+  it('reads the disk again on every discover()', async () => {
+    const { base, discovery, result } = await world(under(G('a'), processExt('a')));
+    expect(names(result)).toEqual(['a']);
+    await tree(base, { ...under(G('b'), processExt('b')), [G('a/extension.json')]: { name: 'a', exec: 'node', enabled: false } });
+    const again = await discovery.discover();
+    expect(again.extensions.map((e) => [e.name, e.enabled, e.order])).toEqual([
+      ['a', false, 0],
+      ['b', true, 1],
+    ]);
+    expect(result.extensions[0]?.enabled).toBe(true);
+  });
+
   it('scans a directory once when home is inside the project (same root twice)', async () => {
     const base = await dirs.make();
     await tree(base, under('project/.zot/extensions/a', processExt('a')));

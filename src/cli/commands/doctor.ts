@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
-import type { Command, CommandContext } from '../context.js';
+import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
+import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../host.js';
 import { nullForUndefined } from './list.js';
 
@@ -36,7 +37,9 @@ export const doctor: Command = {
     } finally {
       await host.stop();
     }
-    const invalid = report.diagnostics.filter((d): d is DiscoveryDiagnostic => isDiscovery(d) && d.severity === 'error' && !infos.some((i) => d.path.startsWith(i.dir + path.sep)));
+    const roots = await realRoots(discoveryFor(ctx));
+    const known = [...infos.map((i) => i.dir), ...report.skipped.map((s) => s.dir)];
+    const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots);
     const failed = infos.filter((i) => i.state !== 'ready');
     const ok = failed.length === 0 && invalid.length === 0;
 
@@ -66,7 +69,7 @@ function readyText(info: ExtensionInfo): string {
   }
 }
 
-function printReport(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: DiscoveryDiagnostic[]): void {
+function printReport(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[]): void {
   const { out } = ctx;
   const ok = out.style('green', '✓');
   const bad = out.style('red', '✗');
@@ -97,9 +100,9 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     const why = s.reason === 'shadowed' ? shadowText(report, s.name, s.dir) : s.reason === 'disabled' ? 'disabled' : `not started (${s.reason} only)`;
     out.line(`${skip} ${s.name} ${out.style('gray', why)}: ${s.dir}`);
   }
-  for (const d of invalid) out.line(`${bad} ${out.style('red', `invalid (${d.code})`)}: ${d.message}`);
+  for (const b of invalid) out.line(`${bad} ${b.name} (${b.scope}) ${out.style('red', 'invalid')}: ${b.diagnostic.message}`);
 
-  const shown = new Set<Diagnostic>(invalid);
+  const shown = new Set<Diagnostic>(invalid.map((b) => b.diagnostic));
   const others = report.diagnostics.filter((d) => !shown.has(d) && (isDiscovery(d) ? d.code !== 'SHADOWED' && d.code !== 'DUPLICATE_NAME' : !infos.some((i) => i.name === d.extension)));
   if (others.length > 0) {
     out.line();
@@ -126,7 +129,7 @@ function shadowText(report: StartReport, name: string, dir: string): string {
   return d === undefined ? 'shadowed' : `shadowed (${d.message.split(';')[0]})`;
 }
 
-function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: DiscoveryDiagnostic[], warnings: HostWarning[], ok: boolean) {
+function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[], warnings: HostWarning[], ok: boolean) {
   return {
     ok,
     home: ctx.home,
@@ -149,7 +152,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       error: i.error === undefined ? undefined : { code: i.error.code, message: i.error.message, exitCode: i.error.exitCode, signal: i.error.signal },
     })),
     skipped: report.skipped,
-    invalid,
+    invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),
     diagnostics: report.diagnostics,
     warnings: warnings.map((w) => ({ message: w.message, extension: w.extension, code: w.code, logPath: w.logPath })),
   };

@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ManifestDiscovery } from '../../manifest/index.js';
 import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
@@ -39,7 +39,10 @@ export const install: Command = {
     // A dot-directory: discovery ignores it while the install is in progress.
     const staging = await mkdtemp(path.join(realRoot, '.install-'));
     try {
-      if (source.kind === 'git') await gitClone(source.url, staging, { env: ctx.io.env, signal: ctx.signal });
+      if (source.kind === 'git') {
+        await gitClone(source.url, staging, { env: ctx.io.env, signal: ctx.signal });
+        await chmod(staging, 0o755); // mkdtemp made it private
+      }
       else await copyTree(source.path, staging, (m) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`));
       const installed = await validate(ctx, staging, given);
       const target = path.join(realRoot, installed.name);

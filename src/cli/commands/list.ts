@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
-import { discoveryFor, expectArgs, realRoots, scopeOfPath, type Command, type Scope } from '../context.js';
+import { discoveryFor, expectArgs, realRoots, type Command, type Scope } from '../context.js';
+import { invalidExtensions } from '../invalid.js';
 
 /** One row of `zot-ext list` (also the `--json` shape). */
 export interface ListRow {
@@ -41,13 +41,11 @@ export const list: Command = {
       path: ext.dir,
       problem: ext.shadowedBy === undefined ? undefined : `shadowed by the ${ext.shadowedBy.source} one in ${ext.shadowedBy.dir}`,
     }));
-    // Error diagnostics outside every listed extension are extensions that did not load at all.
-    const invalid = diagnostics.filter((d) => d.severity === 'error' && !extensions.some((e) => isUnder(e.dir, d.path)));
-    for (const d of invalid) {
-      const scope = scopeOfPath(roots, d.path) ?? 'global';
-      const dir = extensionDirOf(roots[scope], d.path);
-      rows.push({ name: d.extension ?? path.basename(dir), version: undefined, scope, state: 'invalid', kind: undefined, description: undefined, path: dir, problem: d.message });
+    const broken = invalidExtensions(diagnostics, extensions.map((e) => e.dir), roots);
+    for (const b of broken) {
+      rows.push({ name: b.name, version: undefined, scope: b.scope, state: 'invalid', kind: undefined, description: undefined, path: b.dir, problem: b.diagnostic.message });
     }
+    const invalid = broken.map((b) => b.diagnostic);
     const warnings = diagnostics.filter((d) => !invalid.includes(d) && d.code !== 'SHADOWED');
 
     if (ctx.values.json === true) {
@@ -81,17 +79,6 @@ export const list: Command = {
 /** JSON.stringify replacer: absent values print as null, so every row has the same keys. */
 export function nullForUndefined(_key: string, value: unknown): unknown {
   return value === undefined ? null : value;
-}
-
-function isUnder(dir: string, p: string): boolean {
-  return p === dir || p.startsWith(dir + path.sep);
-}
-
-/** `<root>/<entry>` for a path inside a root, else the path's directory. */
-function extensionDirOf(root: string, p: string): string {
-  const rel = path.relative(root, p);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return p.endsWith('extension.json') ? path.dirname(p) : p;
-  return path.join(root, rel.split(path.sep)[0]!);
 }
 
 function oneLine(text: string): string {

@@ -1,0 +1,154 @@
+import { emitKeypressEvents, createInterface, type Interface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import type { ExtensionHost } from '../../host/host.js';
+import type { StartReport } from '../../host/types.js';
+import type { Command, CommandContext } from '../context.js';
+import { createHost, explicitPaths } from '../host.js';
+import { RunConsole, RUN_HELP } from '../run/console.js';
+import { toPanelInput, type Keypress } from '../run/keys.js';
+import { Screen } from '../run/screen.js';
+
+const ESCAPE_MS = 50;
+
+export const run: Command = {
+  name: 'run',
+  usage: '[paths...]',
+  summary: 'try extensions without a model: run commands and tools, emit events, ask interceptors',
+  description: [
+    'Loads the given extension directories (default: the installed ones, as an agent would), then',
+    'reads input lines until EOF or :quit:',
+    '',
+    RUN_HELP.replace(/^/gm, '  '),
+    '',
+    'Piped (not a TTY), every line runs in order and panels print every frame; use :key and :close',
+    'to drive them. On a TTY, arrow keys, Enter, Esc and typed characters go to the focused panel,',
+    'and Ctrl+C closes it. Exit code 1 when an extension failed to load or an input line failed.',
+  ].join('\n'),
+  options: {
+    discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
+  },
+  async run(ctx) {
+    const explicit = explicitPaths(ctx);
+    const tty = ctx.io.stdin.isTTY === true && ctx.io.stdout.isTTY === true;
+    const screen = new Screen(ctx.out, ctx.err, tty);
+    const repl = new RunConsole(screen);
+    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks });
+    repl.attach(host);
+    try {
+      const report = await host.start();
+      printLoaded(ctx, host, report);
+      if (!ctx.signal.aborted) await (tty ? interactive(ctx, repl, screen) : piped(ctx, repl));
+      return report.failed.length > 0 || repl.failures > 0 ? 1 : 0;
+    } finally {
+      await host.stop();
+    }
+  },
+};
+
+function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartReport): void {
+  const { err } = ctx;
+  for (const info of host.extensions()) {
+    if (info.state !== 'ready') continue;
+    const commands = info.commands.filter((c) => c.active).map((c) => `/${c.name}`);
+    const tools = info.tools.filter((t) => t.active).map((t) => (t.deferred ? `${t.name} (deferred)` : t.name));
+    const { events, intercept } = info.subscriptions;
+    const parts = [
+      ...(commands.length > 0 ? [commands.join(' ')] : []),
+      ...(tools.length > 0 ? [`tools: ${tools.join(', ')}`] : []),
+      ...(events.length > 0 ? [`events: ${events.join(', ')}`] : []),
+      ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
+    ];
+    err.line(`${err.style('green', 'loaded')} ${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`);
+  }
+  for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${f.name}: ${f.error.message}`);
+  for (const d of report.diagnostics) if (d.severity === 'error') err.line(`${err.style('red', 'error')}: ${d.message}`);
+  if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
+}
+
+/** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */
+async function piped(ctx: CommandContext, repl: RunConsole): Promise<void> {
+  const rl = createInterface({ input: ctx.io.stdin, terminal: false, crlfDelay: Infinity });
+  const stop = () => rl.close();
+  ctx.signal.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const line of rl) {
+      await repl.handle(line);
+      if (repl.quit || ctx.signal.aborted) break;
+    }
+  } finally {
+    ctx.signal.removeEventListener('abort', stop);
+    rl.close();
+  }
+}
+
+/**
+ * A prompt on a TTY. Raw stdin is split: keys go to the focused panel when there is one, else the
+ * bytes feed the readline prompt (through a PassThrough, so readline never sees panel keys).
+ */
+async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen): Promise<void> {
+  const stdin = ctx.io.stdin;
+  const proxy = new PassThrough();
+  const rl: Interface = createInterface({ input: proxy, output: ctx.io.stdout, terminal: true, prompt: 'zot-ext> ' });
+  let busy = false;
+  const panelMode = () => repl.focused !== undefined && !busy;
+  screen.onBeforePrint = () => {
+    if (busy || repl.focused !== undefined) return;
+    ctx.io.stdout.write('\r\x1b[2K');
+  };
+  screen.onAfterPrint = () => {
+    if (!busy && repl.focused === undefined) rl.prompt(true);
+  };
+  repl.onFocusChange = () => {
+    if (!busy && repl.focused === undefined) rl.prompt();
+  };
+
+  // One routing decision per chunk: a key that closes the panel must not also reach the prompt.
+  const keys = new PassThrough();
+  const route = (chunk: Buffer | string) => (panelMode() ? keys : proxy).write(chunk);
+  const onKey = (str: string | undefined, key: Keypress | undefined) => {
+    const input = toPanelInput(str, key);
+    if (input === undefined || repl.focused === undefined) return;
+    if ('close' in input) repl.closeFocused();
+    else void repl.key(input.key, input.text);
+  };
+  // The second argument carries the wait before a lone ESC counts as the Esc key (without it,
+  // Node 20 never emits a lone ESC).
+  emitKeypressEvents(keys, { escapeCodeTimeout: ESCAPE_MS } as unknown as Interface);
+  keys.on('keypress', onKey);
+  stdin.setRawMode?.(true);
+  stdin.on('data', route);
+  stdin.resume();
+  screen.print(`type :help for the input lines; Ctrl+D or :quit to exit`);
+  rl.prompt();
+
+  let queue = Promise.resolve();
+  try {
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      ctx.signal.addEventListener('abort', done, { once: true });
+      rl.on('close', done);
+      // Ctrl+C at the prompt exits, as in most REPLs.
+      rl.on('SIGINT', () => rl.close());
+      rl.on('line', (line) => {
+        queue = queue.then(async () => {
+          busy = true;
+          try {
+            await repl.handle(line);
+          } finally {
+            busy = false;
+          }
+          if (repl.quit) return rl.close();
+          if (repl.focused === undefined) rl.prompt();
+        });
+      });
+    });
+    if (!ctx.signal.aborted) await queue;
+  } finally {
+    keys.off('keypress', onKey);
+    stdin.off('data', route);
+    stdin.setRawMode?.(false);
+    stdin.pause();
+    rl.close();
+    ctx.io.stdout.write('\n');
+  }
+}

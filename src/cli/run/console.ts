@@ -1,0 +1,299 @@
+// The line language of `zot-ext run`: each input line becomes one host call, and everything the
+// host asks the agent to do is printed.
+import type { ExtensionHost } from '../../host/host.js';
+import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
+import type { Screen } from './screen.js';
+
+export const RUN_HELP = [
+  '/name args                 run a command; shows what the agent would do (prompt, insert, display, panel)',
+  '!tool {json}               call a tool with JSON args (default {}) and print the result',
+  ':event name {json}         emit a lifecycle event to its subscribers',
+  ':intercept tool_call {json}        ask the interceptors: {"tool_name","tool_args","tool_id"}',
+  ':intercept turn_start {"step":1}   ... or assistant_message {"text":"..."}',
+  ':prompt text               run before_agent_start on a system prompt and print the result',
+  ':key name [text]           send a key to the focused panel (up, down, enter, esc, rune x, ...)',
+  ':close                     close the focused panel (as the user)',
+  ':commands, :tools          list what is registered',
+  ':help, :quit               this help; stop every extension and exit',
+  '# text                     a comment (ignored)',
+].join('\n');
+
+const INTERCEPT_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
+
+/** Handles input lines against a host and renders its callbacks on a Screen. */
+export class RunConsole {
+  private host: ExtensionHost | undefined;
+  /** Open panels, the focused (most recent) last. */
+  private readonly panels: PanelView[] = [];
+  private readonly reported = new WeakSet<object>();
+  /** Lines that failed (unknown command or tool, bad JSON, ...). */
+  failures = 0;
+  /** Called when the focused panel changes (TTY: switch between line and panel input). */
+  onFocusChange: (() => void) | undefined;
+  quit = false;
+  /** Resolvers waiting for the next frame of a panel (`:key` in scripts). */
+  private readonly panelWaiters = new Map<string, Set<() => void>>();
+
+  /**
+   * @param keyWaitMs how long `:key` waits for the panel to redraw or close before the next line
+   *   runs (panel keys have no reply; an extension may ignore a key) @default 1000
+   */
+  constructor(
+    private readonly screen: Screen,
+    private readonly keyWaitMs = 1000,
+  ) {}
+
+  attach(host: ExtensionHost): void {
+    this.host = host;
+  }
+
+  /** The focused panel, if any. */
+  get focused(): PanelView | undefined {
+    return this.panels.at(-1);
+  }
+
+  readonly callbacks: HostCallbacks = {
+    prompt: (a) => this.screen.print(`[${a.extension}] prompt: ${a.text}`),
+    insert: (a) => this.screen.print(`[${a.extension}] insert: ${a.text}`),
+    display: (a) => this.screen.print(`[${a.extension}] display: ${a.text}`),
+    submit: (a) => this.screen.print(`[${a.extension}] submit: ${a.text}`),
+    notify: (n) => this.screen.print(`[${n.extension}] ${this.level(n.level)}: ${n.message}`),
+    clearNotes: (o) => this.screen.print(`[${o.extension}] notes cleared`),
+    openPanel: (p) => {
+      const i = this.panels.findIndex((x) => x.panelId === p.panelId);
+      if (i !== -1) this.panels.splice(i, 1);
+      this.panels.push(p);
+      this.screen.panel(p);
+      this.onFocusChange?.();
+    },
+    renderPanel: (p) => {
+      const i = this.panels.findIndex((x) => x.panelId === p.panelId);
+      if (i !== -1) this.panels[i] = p;
+      this.screen.panel(p);
+      this.panelChanged(p.panelId);
+    },
+    closePanel: (p) => this.panelClosed(p.panelId, p.extension, p.by === 'exit' ? 'its extension went away' : 'by the extension'),
+    warning: (w) => this.warning(w),
+  };
+
+  private level(level: string): string {
+    const style = level === 'error' ? 'red' : level === 'warn' ? 'yellow' : level === 'success' ? 'green' : 'cyan';
+    return this.screen.out.style(style, level);
+  }
+
+  private warning(w: HostWarning): void {
+    if (w.error !== undefined) this.reported.add(w.error);
+    this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${w.message}`);
+  }
+
+  private fail(message: string): void {
+    this.failures++;
+    this.screen.error(`${this.screen.err.style('red', 'error')}: ${message}`);
+  }
+
+  private panelClosed(panelId: string, extension: string, how: string): void {
+    const i = this.panels.findIndex((x) => x.panelId === panelId);
+    if (i !== -1) this.panels.splice(i, 1);
+    this.screen.print(`[${extension}] panel ${panelId} closed (${how})`);
+    this.panelChanged(panelId);
+    this.onFocusChange?.();
+  }
+
+  private panelChanged(panelId: string): void {
+    const waiters = this.panelWaiters.get(panelId);
+    this.panelWaiters.delete(panelId);
+    for (const resolve of waiters ?? []) resolve();
+  }
+
+  /** Resolves at the panel's next render or close, or after keyWaitMs. */
+  private nextPanelFrame(panelId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.keyWaitMs);
+      timer.unref();
+      const waiters = this.panelWaiters.get(panelId) ?? new Set();
+      this.panelWaiters.set(panelId, waiters);
+      waiters.add(done);
+      function done() {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve();
+      }
+    });
+  }
+
+  /** Sends a key to the focused panel; the promise settles at its next frame (or keyWaitMs). */
+  key(key: PanelKey, text?: string): Promise<void> {
+    const panel = this.focused;
+    if (panel === undefined) {
+      this.fail('no panel is open');
+      return Promise.resolve();
+    }
+    const next = this.nextPanelFrame(panel.panelId);
+    try {
+      if (this.host!.panelKey(panel.panelId, key, text)) return next;
+      this.fail(`panel ${panel.panelId} is not open any more`);
+    } catch (err) {
+      this.fail((err as Error).message);
+    }
+    this.panelChanged(panel.panelId);
+    return next;
+  }
+
+  /** Closes the focused panel as the user would (panel_close to its extension). */
+  closeFocused(): void {
+    const panel = this.focused;
+    if (panel === undefined) return this.fail('no panel is open');
+    this.host!.closePanel(panel.panelId);
+    this.panelClosed(panel.panelId, panel.extension, 'by the user');
+  }
+
+  /** Runs one input line to completion. */
+  async handle(raw: string): Promise<void> {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const host = this.host!;
+    try {
+      if (line.startsWith('/')) return await this.command(host, line);
+      if (line.startsWith('!')) return await this.tool(host, line.slice(1));
+      if (line.startsWith(':')) return await this.directive(host, line.slice(1));
+      this.fail(`${JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}...` : line)} is not an input line: start it with /, !, or : (try :help)`);
+    } catch (err) {
+      this.fail(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async command(host: ExtensionHost, line: string): Promise<void> {
+    const outcome = await host.runCommand(line);
+    if (!outcome.handled) {
+      const names = host.commands().map((c) => `/${c.name}`);
+      return this.fail(`unknown command /${outcome.name}; ${names.length > 0 ? `registered: ${names.join(', ')}` : 'no extension registered a command'}`);
+    }
+    if (outcome.failure !== undefined) {
+      if (!this.reported.has(outcome.failure)) this.fail(`/${outcome.name}: ${outcome.failure.message}`);
+      else this.failures++;
+      return;
+    }
+    if (outcome.action === 'noop') this.screen.print(`[${outcome.extension}] noop`);
+  }
+
+  private async tool(host: ExtensionHost, rest: string): Promise<void> {
+    const { head: name, tail } = splitWord(rest);
+    if (name === '') return this.fail('usage: !tool {json}');
+    const args = parseObject(tail, `!${name}`);
+    const result = await host.callTool(name, args);
+    if (result.extension === undefined) {
+      const names = host.tools().map((t) => t.name);
+      return this.fail(`${result.failure?.message ?? `unknown tool ${name}`}; ${names.length > 0 ? `active tools: ${names.join(', ')}` : 'no active tools'}`);
+    }
+    this.printResult(name, result);
+  }
+
+  private printResult(name: string, result: ToolResult): void {
+    const label = result.isError ? this.screen.out.style('red', `${name} error`) : name;
+    const blocks = result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}, ${Buffer.from(b.data, 'base64').length} bytes]`));
+    const body = blocks.length === 0 ? '(no content)' : blocks.join('\n');
+    this.screen.print(`[${result.extension}] ${label}: ${body}`);
+    if (result.activatedTools.length > 0) this.screen.print(`[${result.extension}] activated tools: ${result.activatedTools.join(', ')}`);
+  }
+
+  private async directive(host: ExtensionHost, rest: string): Promise<void> {
+    const { head: word, tail } = splitWord(rest);
+    switch (word) {
+      case 'help':
+      case 'h':
+      case '?':
+        return this.screen.print(RUN_HELP);
+      case 'quit':
+      case 'exit':
+      case 'q':
+        this.quit = true;
+        return;
+      case 'commands': {
+        const list = host.commands();
+        return this.screen.print(list.length === 0 ? '(no commands)' : list.map((c) => `/${c.name}  [${c.extension}] ${c.description}`).join('\n'));
+      }
+      case 'tools': {
+        const list = host.tools();
+        return this.screen.print(list.length === 0 ? '(no active tools)' : list.map((t) => `${t.name}  [${t.extension}] ${t.description}`).join('\n'));
+      }
+      case 'event': {
+        const { head: name, tail: json } = splitWord(tail);
+        if (name === '') return this.fail('usage: :event name {json}');
+        const fields = parseObject(json, `:event ${name}`);
+        // `event` first, as on the wire; a field named "event" cannot override it.
+        const frame: { event: string; [field: string]: unknown } = { event: name, ...fields };
+        frame.event = name;
+        const sent = host.emit(frame);
+        return this.screen.print(`event ${name} sent to ${sent} extension${sent === 1 ? '' : 's'}`);
+      }
+      case 'intercept':
+        return this.intercept(host, tail);
+      case 'prompt': {
+        const before = tail;
+        const result = await host.prepareSystemPrompt({ systemPrompt: before });
+        const changed = result.systemPrompt === before ? ' (unchanged)' : '';
+        return this.screen.print(`system prompt${changed}:\n${result.systemPrompt}`);
+      }
+      case 'key': {
+        const { head: key, tail: text } = splitWord(tail);
+        if (key === '') return this.fail('usage: :key name [text]');
+        return await this.key(key as PanelKey, key === 'rune' ? text : undefined);
+      }
+      case 'close':
+        return this.closeFocused();
+      default:
+        return this.fail(`unknown directive :${word}; try :help`);
+    }
+  }
+
+  private async intercept(host: ExtensionHost, rest: string): Promise<void> {
+    const { head: event, tail } = splitWord(rest);
+    if (!(INTERCEPT_EVENTS as readonly string[]).includes(event)) {
+      return this.fail(`usage: :intercept ${INTERCEPT_EVENTS.join('|')} {json}`);
+    }
+    const input = parseObject(tail, `:intercept ${event}`);
+    const trace = (steps: { interceptor: string; decision: string; failure?: string | undefined }[]) =>
+      steps.length === 0 ? ' (no interceptors)' : ` (${steps.map((s) => `${s.interceptor}: ${s.failure ?? s.decision}`).join(', ')})`;
+    const blocked = (by: string | undefined, reason: string | undefined) =>
+      this.screen.print(`${this.screen.out.style('red', 'blocked')}${by === undefined ? '' : ` by ${by}`}: ${reason ?? ''}`);
+    if (event === 'tool_call') {
+      const toolName = input.tool_name ?? input.toolName;
+      if (typeof toolName !== 'string') return this.fail(':intercept tool_call needs "tool_name" (and "tool_args")');
+      const args = input.tool_args ?? input.args ?? {};
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.fail('"tool_args" must be a JSON object');
+      const toolId = typeof (input.tool_id ?? input.toolId) === 'string' ? String(input.tool_id ?? input.toolId) : 'cli-1';
+      const d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> });
+      if (d.block) return blocked(d.blockedBy, d.reason);
+      return this.screen.print(d.modified ? `allowed, args rewritten: ${JSON.stringify(d.args)}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
+    }
+    if (event === 'turn_start') {
+      const step = input.step ?? 1;
+      if (typeof step !== 'number') return this.fail('"step" must be a number');
+      const d = await host.intercepts.turnStart({ step });
+      return d.block ? blocked(d.blockedBy, d.reason) : this.screen.print(`allowed${trace(d.trace)}`);
+    }
+    const text = input.text;
+    if (typeof text !== 'string') return this.fail(':intercept assistant_message needs "text"');
+    const d = await host.intercepts.assistantMessage({ text });
+    if (d.block) return blocked(d.blockedBy, d.reason);
+    return this.screen.print(d.modified ? `allowed, text replaced: ${d.text}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
+  }
+}
+
+function splitWord(text: string): { head: string; tail: string } {
+  const trimmed = text.trimStart();
+  const space = trimmed.search(/\s/);
+  return space === -1 ? { head: trimmed, tail: '' } : { head: trimmed.slice(0, space), tail: trimmed.slice(space).trim() };
+}
+
+function parseObject(text: string, what: string): Record<string, unknown> {
+  if (text === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${what}: invalid JSON (${(err as Error).message}); write a JSON object like {"city":"Oslo"}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what}: the arguments must be a JSON object`);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,60 @@
+import { clearScreenDown, moveCursor } from 'node:readline';
+import type { PanelView } from '../../host/types.js';
+import type { Output } from '../output.js';
+
+/** Box lines of a panel: title bar, the lines, footer. */
+export function panelLines(panel: PanelView, out: Output): string[] {
+  const lines = [`┌─ ${out.style('bold', panel.title ?? panel.panelId)} ${out.style('gray', `[${panel.extension}] ${panel.panelId}`)}`];
+  for (const line of panel.lines) lines.push(`│ ${line}`);
+  lines.push(panel.footer === undefined ? '└─' : `└─ ${out.style('gray', panel.footer)}`);
+  return lines;
+}
+
+/**
+ * Where `run` writes. Piped: every line and every panel frame is printed in order. On a TTY: the
+ * prompt is redrawn around asynchronous output and a re-rendered panel replaces its last frame.
+ */
+export class Screen {
+  /** Lines of the panel frame currently at the bottom of the terminal (0 = none). */
+  private drawn = 0;
+  private drawnPanel: string | undefined;
+  /** Called after output on a TTY, to redraw the prompt. */
+  onAfterPrint: (() => void) | undefined;
+  /** Called before output on a TTY, to clear the prompt line. */
+  onBeforePrint: (() => void) | undefined;
+
+  constructor(
+    readonly out: Output,
+    readonly err: Output,
+    readonly tty: boolean,
+  ) {}
+
+  print(text: string): void {
+    this.write(() => this.out.line(text));
+  }
+
+  error(text: string): void {
+    this.write(() => this.err.line(text));
+  }
+
+  panel(view: PanelView): void {
+    const lines = panelLines(view, this.out);
+    if (this.tty && this.drawn > 0 && this.drawnPanel === view.panelId) {
+      this.onBeforePrint?.();
+      moveCursor(this.out.stream, 0, -this.drawn);
+      clearScreenDown(this.out.stream);
+      for (const line of lines) this.out.line(line);
+    } else this.write(() => lines.forEach((line) => this.out.line(line)));
+    this.drawn = lines.length;
+    this.drawnPanel = view.panelId;
+  }
+
+  private write(fn: () => void): void {
+    this.drawn = 0;
+    this.drawnPanel = undefined;
+    if (!this.tty) return fn();
+    this.onBeforePrint?.();
+    fn();
+    this.onAfterPrint?.();
+  }
+}

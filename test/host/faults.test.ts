@@ -1,0 +1,141 @@
+// Faults never bring the host down: garbage frames, a closed stdout, an oversized frame, a crash
+// mid-call, and agent callbacks that throw.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ExtensionHost } from '../../src/host/host.js';
+import type { ExtensionState } from '../../src/host/types.js';
+import { fixture } from '../helpers/fixtures.js';
+import { isAlive } from '../helpers/processes.js';
+import { type Recorder, hostKit, nextEvent, textOf } from './helpers.js';
+
+const kit = hostKit();
+const kitchen = fixture('extensions/kitchen');
+
+describe('garbage on stdout', () => {
+  it('counts every bad line as a diagnostic and keeps the extension working', async () => {
+    const { host, report } = await kit.start({ explicit: [fixture('faults/garbage')] });
+    expect(report.loaded).toMatchObject([{ name: 'garbage', readyVia: 'ready' }]);
+    const codes = host
+      .diagnostics()
+      .filter((d) => d.extension === 'garbage')
+      .map((d) => d.code);
+    expect(codes).toEqual(['NOT_JSON', 'NOT_OBJECT', 'NOT_OBJECT', 'UNKNOWN_TYPE', 'INVALID_FRAME', 'UNKNOWN_ID']);
+    expect(host.commands()).toEqual([{ name: 'still-works', description: 'proves the stream survived the noise', extension: 'garbage' }]);
+    expect(await host.runCommand('/still-works')).toMatchObject({ handled: true, action: 'display', text: 'ok' });
+    await host.stop();
+  });
+});
+
+/** Waits for one extension's next state change to `state`. */
+function stateChange(host: ExtensionHost, name: string, state: ExtensionState) {
+  return nextEvent(host, 'extension:state', (c) => c.name === name && c.state === state);
+}
+
+describe('an extension that closes its stdout', () => {
+  it('settles the call, stops the process and removes its registrations', async () => {
+    const { host, rec } = await kit.start({ explicit: [kitchen] });
+    const pid = host.extensions()[0]!.pid!;
+    const exited = stateChange(host, 'kitchen', 'exited');
+    const result = await host.callTool('closeout', {});
+    expect(result).toMatchObject({ isError: true, extension: 'kitchen' });
+    expect(result.failure!.code).toBe('PROCESS_EXITED');
+    expect(await exited).toEqual({ name: 'kitchen', state: 'exited', previous: 'ready' });
+    expect(await isAlive(pid)).toBe(false);
+    expect(host.diagnostics().some((d) => d.code === 'STDOUT_CLOSED' && d.extension === 'kitchen')).toBe(true);
+    expect(host.tools()).toEqual([]);
+    expect(host.commands()).toEqual([]);
+    const warning = await rec.waitFor('warning', (w) => w.code === 'PROCESS_EXITED');
+    expect(warning.message).toContain('closed its stdout');
+    expect(warning.logPath).toBe(host.extensions()[0]!.logPath);
+    await host.stop();
+  });
+});
+
+describe('an oversized frame', () => {
+  it('closes that extension with FRAME_TOO_LARGE, and the host goes on', async () => {
+    const { host, rec } = await kit.start({ explicit: [kitchen, fixture('extensions/hello-sh')] });
+    const exited = stateChange(host, 'kitchen', 'exited');
+    const outcome = await host.runCommand('/big');
+    expect(outcome.handled && outcome.failure?.code).toBe('FRAME_TOO_LARGE');
+    await exited;
+    expect(host.diagnostics().some((d) => d.code === 'FRAME_TOO_LARGE' && d.extension === 'kitchen' && d.severity === 'error')).toBe(true);
+    expect(rec.of('notify').some((n) => n.extension === 'kitchen')).toBe(false);
+    expect((await rec.waitFor('warning', (w) => w.extension === 'kitchen' && w.code === 'PROCESS_EXITED')).message).toContain('oversized frame');
+    expect(await host.runCommand('/hello-sh')).toMatchObject({ handled: true, text: 'hello from sh' });
+    await host.stop();
+  });
+});
+
+describe('a crash mid-call', () => {
+  let host: ExtensionHost;
+  let rec: Recorder;
+
+  beforeAll(async () => {
+    ({ host, rec } = await kit.start({ explicit: [kitchen, fixture('extensions/weather')] }));
+  });
+
+  it('settles every pending call with PROCESS_EXITED and removes the extension from the registries', async () => {
+    const exit = nextEvent(host, 'extension:exit', (e) => e.name === 'kitchen');
+    const state = stateChange(host, 'kitchen', 'exited');
+    const changed = nextEvent(host, 'tools:changed', (tools) => !tools.some((t) => t.extension === 'kitchen'));
+    const slow = host.callTool('slow', { ms: 60_000 });
+    const noreply = host.runCommand('/noreply');
+    const crash = await host.callTool('crash', {});
+
+    expect(crash).toMatchObject({ isError: true, extension: 'kitchen' });
+    expect(crash.failure).toMatchObject({ code: 'PROCESS_EXITED', exitCode: 7, extension: 'kitchen' });
+    expect(textOf(crash)).toContain('code 7');
+    const [slowResult, noreplyOutcome] = await Promise.all([slow, noreply]);
+    expect(slowResult.failure?.code).toBe('PROCESS_EXITED');
+    expect(noreplyOutcome.handled && noreplyOutcome.failure?.code).toBe('PROCESS_EXITED');
+
+    expect(await exit).toMatchObject({ name: 'kitchen', code: 7, signal: null });
+    expect(await state).toEqual({ name: 'kitchen', state: 'exited', previous: 'ready' });
+    const tools = await changed;
+    expect(tools.map((t) => t.name)).toEqual(['weather', 'enable_forecast']);
+    expect(await rec.waitFor('toolsChanged', (list) => list.length === 2)).toEqual(tools);
+    expect(host.commands().map((c) => c.name)).toEqual(['Weather']);
+  });
+
+  it('reports the crash through the warning callback with the log path, and in extensions()', async () => {
+    const info = host.extensions().find((e) => e.name === 'kitchen')!;
+    expect(info.state).toBe('exited');
+    expect(info.error).toMatchObject({ code: 'PROCESS_EXITED', exitCode: 7 });
+    expect(info.commands.every((c) => !c.active) && info.tools.every((t) => !t.active)).toBe(true);
+    const warning = await rec.waitFor('warning', (w) => w.extension === 'kitchen');
+    expect(warning).toMatchObject({ code: 'PROCESS_EXITED', logPath: info.logPath });
+    expect(warning.message).toContain(info.logPath);
+  });
+
+  it('keeps the other extensions working; the dead one is gone from routing', async () => {
+    expect(textOf(await host.callTool('weather', { city: 'Lima' }))).toBe('Lima: 16°C, fog');
+    expect((await host.callTool('echo', {})).failure?.code).toBe('UNKNOWN_TOOL');
+    expect(await host.runCommand('/ask hi')).toEqual({ handled: false, name: 'ask', args: 'hi' });
+    expect(host.emit({ event: 'turn_start', step: 1 })).toBe(0);
+  });
+});
+
+describe('callbacks that throw', () => {
+  it('are reported and never break the host', async () => {
+    const { host, rec } = await kit.start({
+      explicit: [kitchen],
+      callbacks: {
+        display: () => {
+          throw new Error('display broke');
+        },
+        notify: () => {
+          throw new Error('notify broke');
+        },
+      },
+    });
+    const warned = nextEvent(host, 'warning', (w) => w.code === 'CALLBACK_THREW' && w.message.includes('display broke'));
+    expect(await host.runCommand('/show still shown')).toMatchObject({ handled: true, action: 'display', text: 'still shown', failure: undefined });
+    await warned;
+    // notify throws while the frame is handled; the submit after it on the same stream still arrives.
+    expect(await host.runCommand('/bg go')).toMatchObject({ handled: true, action: 'noop' });
+    expect(rec.of('submit')).toEqual([{ extension: 'kitchen', text: 'go' }]);
+    const threw = host.diagnostics().filter((d) => d.code === 'CALLBACK_THREW');
+    expect(threw.map((d) => d.message)).toEqual(['callback display threw: display broke', 'callback notify threw: notify broke']);
+    expect(textOf(await host.callTool('echo', { ok: 1 }))).toBe('{"ok":1}');
+    await host.stop();
+  });
+});

@@ -1,0 +1,122 @@
+// The three ways the parity tests run the same behaviour: the hand-written fixtures as subprocesses,
+// the SDK kitchen in-process, and the SDK kitchen as a subprocess (its directory, via its manifest).
+import type { RunnableExtension } from '../../src/testing/index.js';
+import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
+import { fixture } from '../helpers/fixtures.js';
+import { runRaw, spawnRaw, type RawExtension } from './helpers.js';
+
+export interface Variant {
+  label: string;
+  /** Name of the extension that owns the kitchen's commands, tools, events and panel. */
+  kitchen: string;
+  /**
+   * Who answers what the hand-written kitchen lacks: other hand-written fixtures (weather, guard,
+   * redactor, prompt-append-a) for the node variant, the kitchen itself for the SDK variants.
+   */
+  owners: { deferred: string; toolGuard: string; redactor: string; prompt: string };
+  /** Given to createTestHost: SDK definitions run in-process, directories as subprocesses. */
+  extensions: () => (RunnableExtension | string)[];
+  /** The kitchen's `extension_dir` in hello_ack; undefined means the host's cwd (in-process). */
+  kitchenDir: string | undefined;
+  /** Runs behaviours only the SDK has: zod validation, throwing handlers, turn_start interception. */
+  sdk: boolean;
+  subprocess: boolean;
+  /** The kitchen's hello frame. */
+  hello: Record<string, unknown>;
+  /** A fresh kitchen over raw stdio with no host, for shutdown and EOF. */
+  raw: () => RawExtension;
+}
+
+const KITCHEN_DIR = fixture('extensions/kitchen');
+const KITCHEN_SDK_DIR = fixture('sdk/kitchen-sdk');
+
+const SDK_HELLO = {
+  type: 'hello',
+  name: 'kitchen-sdk',
+  version: '0.1.0',
+  capabilities: ['commands', 'tools', 'events', 'intercept', 'panels'],
+};
+const SDK_OWNERS = { deferred: 'kitchen-sdk', toolGuard: 'kitchen-sdk', redactor: 'kitchen-sdk', prompt: 'kitchen-sdk' };
+
+export const VARIANTS: Variant[] = [
+  {
+    label: 'hand-written node kitchen (subprocess)',
+    kitchen: 'kitchen',
+    owners: { deferred: 'weather', toolGuard: 'guard', redactor: 'redactor', prompt: 'prompt-append-a' },
+    extensions: () => [
+      KITCHEN_DIR,
+      fixture('extensions/weather'),
+      fixture('extensions/guard'),
+      fixture('intercept/redactor'),
+      fixture('intercept/prompt-append-a'),
+    ],
+    kitchenDir: KITCHEN_DIR,
+    sdk: false,
+    subprocess: true,
+    hello: { type: 'hello', name: 'kitchen', version: '0.1.0', capabilities: ['commands', 'tools', 'panels'] },
+    raw: () => spawnRaw(KITCHEN_DIR),
+  },
+  {
+    label: 'SDK kitchen (in-process)',
+    kitchen: 'kitchen-sdk',
+    owners: SDK_OWNERS,
+    extensions: () => [createKitchen()],
+    kitchenDir: undefined,
+    sdk: true,
+    subprocess: false,
+    hello: SDK_HELLO,
+    raw: () => runRaw(createKitchen()),
+  },
+  {
+    label: 'SDK kitchen (subprocess)',
+    kitchen: 'kitchen-sdk',
+    owners: SDK_OWNERS,
+    extensions: () => [KITCHEN_SDK_DIR],
+    kitchenDir: KITCHEN_SDK_DIR,
+    sdk: true,
+    subprocess: true,
+    hello: SDK_HELLO,
+    raw: () => spawnRaw(KITCHEN_SDK_DIR),
+  },
+];
+
+/** Commands both kitchens register, in this order, with these descriptions. */
+export const SHARED_COMMANDS: [name: string, description: string][] = [
+  ['ask', 'prompt the model with "Q: <args>"'],
+  ['put', 'insert <args> into the editor'],
+  ['show', 'display <args>'],
+  ['panel', 'open the kitchen panel'],
+  ['bg', 'notify, submit <args>, then noop'],
+  ['oops', 'display "partial" with an error'],
+  ['blank', 'submit whitespace, then noop'],
+  ['clear', "clear this extension's notes"],
+  ['ack', 'display the hello_ack frame as JSON'],
+  ['latetool', 'register late_tool after ready'],
+  ['foreign', 'render a panel owned by another extension'],
+  ['noreply', 'never answer'],
+];
+
+const EMPTY = { type: 'object', properties: {} };
+
+/** Tools both kitchens register, in this order. */
+export const SHARED_TOOLS: { name: string; description: string; schema: Record<string, unknown> }[] = [
+  { name: 'echo', description: 'Return the args as JSON text.', schema: { type: 'object' } },
+  {
+    name: 'slow',
+    description: 'Wait ms milliseconds, then answer.',
+    schema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+  },
+  { name: 'hang', description: 'Never answers.', schema: EMPTY },
+  { name: 'image', description: 'Return a tiny PNG block.', schema: EMPTY },
+  { name: 'fail', description: 'Return an error result.', schema: EMPTY },
+];
+
+export const KITCHEN_EVENTS = [
+  'session_start',
+  'turn_start',
+  'turn_end',
+  'tool_call',
+  'tool_confirmation_requested',
+  'assistant_message',
+  'custom_thing',
+];
