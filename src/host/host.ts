@@ -104,7 +104,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
-  private toolsDirty = false;
   private announcing = false;
 
   constructor(options: ExtensionHostOptions = {}) {
@@ -171,7 +170,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return this.serialize(async () => {
       await this.unload();
       const report = await this.load();
-      this.announceTools(true);
+      this.announceTools();
       return report;
     });
   }
@@ -309,7 +308,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.toolRegistry.clear();
     this.activated.clear();
     this.preparer.invalidate();
-    this.toolsDirty = true;
   }
 
   private onExit(ext: LoadedExtension, info: ExitInfo): void {
@@ -666,7 +664,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     for (const block of frame.content ?? []) {
       content.push(block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', mimeType: block.mime_type, data: block.data });
     }
-    const activatedTools = frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? this.activate(frame.activate_tools) : [];
+    // A reload may have happened while waiting: a stale extension must not activate anything.
+    const current = this.byName.get(ext.name) === ext;
+    const activatedTools = current && frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? this.activate(frame.activate_tools) : [];
     return { content, isError: frame.is_error ?? false, extension: ext.name, activatedTools, failure: undefined };
   }
 
@@ -685,24 +685,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private toolsChangedSoon(): void {
-    if (this.status !== 'running') {
-      this.toolsDirty = true;
-      return;
-    }
+    // During start/reload, the announcement at the end covers it.
+    if (this.status !== 'running') return;
     if (this.announcing) return;
     this.announcing = true;
     // Several registrations in one burst become one announcement.
     queueMicrotask(() => {
       this.announcing = false;
-      this.announceTools(true);
+      this.announceTools();
     });
   }
 
-  private announceTools(force = false): void {
-    if (!force && !this.toolsDirty) {
-      this.toolsDirty = false;
-    }
-    this.toolsDirty = false;
+  private announceTools(): void {
     const tools = this.tools();
     this.call('toolsChanged', tools);
     this.emit('tools:changed', tools);

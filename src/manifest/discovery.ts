@@ -137,68 +137,32 @@ export class ManifestDiscovery {
   /** Reads every root (in parallel) and returns the ordered, deduplicated list. Never throws for bad input. */
   async discover(): Promise<DiscoveryResult> {
     const [explicit, project, global] = await Promise.all([
-      mapLimit(this.explicit, CONCURRENCY, (p) => this.loadExplicit(p)),
-      this.scansRoots ? this.loadRoot(this.projectRoot, 'project') : { real: undefined, slots: [] },
-      this.scansRoots ? this.loadRoot(this.globalRoot, 'global') : { real: undefined, slots: [] },
+      Promise.all(this.explicit.map(locateExplicit)),
+      this.scansRoots ? locateRoot(this.projectRoot, 'project') : NO_ROOT,
+      this.scansRoots ? locateRoot(this.globalRoot, 'global') : NO_ROOT,
     ]);
     // Home inside the project (e.g. ZOT_HOME=<cwd>/.zot): one directory, not two roots.
     const sameRoot = project.real !== undefined && project.real === global.real;
-    return merge([...explicit, ...project.slots, ...(sameRoot ? [] : global.slots)]);
+    return merge(await this.load([...explicit, ...project.items, ...(sameRoot ? [] : global.items)]));
   }
 
-  private async loadRoot(root: string, source: ExtensionSource): Promise<{ real: string | undefined; slots: Slot[] }> {
-    let entries: Dirent[];
-    let real: string;
-    try {
-      [entries, real] = await Promise.all([readdir(root, { withFileTypes: true }), realpath(root)]);
-    } catch (err) {
-      // A missing root is normal.
-      if (errnoCode(err) === 'ENOENT') return { real: undefined, slots: [] };
-      return {
-        real: undefined,
-        slots: [
-          problem(
-            DiagnosticCode.DIR_UNREADABLE,
-            'error',
-            `cannot list the ${source} extensions directory ${root}: it ${describeFsError(err)}; fix its permissions or remove it`,
-            root,
-          ),
-        ],
-      };
-    }
-    // Dot-entries are never extensions (editor files, in-progress installs).
-    const candidates = sortByBytes(
-      entries.filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())),
-      (e) => e.name,
+  /**
+   * Reads every manifest first, all in flight at once, and only then parses them in one tight loop:
+   * interleaving parsing with I/O completions slows the reads down more than the parsing costs.
+   */
+  private async load(located: readonly (Target | Slot)[]): Promise<Slot[]> {
+    const targets = located.filter(isTarget);
+    const data = await mapLimit(targets, CONCURRENCY, (t) =>
+      readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err)),
     );
-    const slots = await mapLimit(candidates, CONCURRENCY, async (entry): Promise<Slot | undefined> => {
-      if (entry.isDirectory()) return this.loadDir(path.join(real, entry.name), MANIFEST_FILE, source);
-      const link = path.join(root, entry.name);
-      const target = await followLink(link);
-      if ('slot' in target) return target.slot;
-      // A link to a file is not an extension, as a plain file is not.
-      return target.isDir ? this.loadDir(target.real, MANIFEST_FILE, source) : undefined;
-    });
-    return { real, slots: slots.filter((s): s is Slot => s !== undefined) };
+    let next = 0;
+    return Promise.all(located.map((item) => (isTarget(item) ? this.finish(item, data[next++] as Buffer | ReadFailure) : item)));
   }
 
-  private async loadExplicit(given: string): Promise<Slot> {
-    const target = await followLink(given);
-    if ('slot' in target) return target.slot;
-    if (target.isDir) return this.loadDir(target.real, MANIFEST_FILE, 'explicit');
-    return this.loadDir(path.dirname(target.real), path.basename(target.real), 'explicit');
-  }
-
-  /** Loads one extension directory (a real path) whose manifest is `<dir>/<file>`. */
-  private async loadDir(dir: string, file: string, source: ExtensionSource): Promise<Slot> {
-    const manifestPath = path.join(dir, file);
-    let data: Buffer;
-    try {
-      // Straight to the file: the directory is only listed when something is wrong (or for themes).
-      data = await readWholeFile(manifestPath);
-    } catch (err) {
-      return unreadable(dir, file, source, err);
-    }
+  /** Validates one read manifest; synchronous unless skills, a theme lookup or an exec check is needed. */
+  private finish(target: Target, data: Buffer | ReadFailure): Slot | Promise<Slot> {
+    const { dir, file, source, manifestPath } = target;
+    if (data instanceof ReadFailure) return unreadable(dir, file, source, data.error);
     if (data.length > MAX_MANIFEST_BYTES) {
       return problem(
         DiagnosticCode.MANIFEST_TOO_LARGE,
@@ -207,9 +171,7 @@ export class ManifestDiscovery {
         manifestPath,
       );
     }
-    const text = data.toString('utf8');
-
-    const json = parseJson(text);
+    const json = parseJson(data.toString('utf8'));
     if (!json.ok) {
       return {
         diagnostics: [
@@ -227,53 +189,130 @@ export class ManifestDiscovery {
     const parsed = Manifest.safeParse(json.value);
     if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, json.value, manifestPath) };
     const manifest = parsed.data;
-    const name = manifest.name;
-
-    // Only bundles without exec are looked at for a theme: it decides whether they are valid at all.
-    const themePath = manifest.exec === undefined ? await findTheme(dir) : undefined;
-    const kind: ExtensionKind | undefined =
-      manifest.exec !== undefined
-        ? 'process'
-        : (manifest.skills?.length ?? 0) > 0
-          ? 'skills'
-          : themePath !== undefined
-            ? 'theme'
-            : undefined;
-    if (kind === undefined) {
-      return problem(
-        DiagnosticCode.EXEC_MISSING,
-        'error',
-        `${manifestPath}: "exec" is required (the program to run, relative to the manifest), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
+    const slot: Slot = {
+      extension: {
+        name: manifest.name,
+        dir,
         manifestPath,
-        name,
-      );
-    }
-
-    const extension: DiscoveredExtension = {
-      name,
-      dir,
-      manifestPath,
-      source,
-      kind,
-      enabled: manifest.enabled,
-      shadowedBy: undefined,
-      manifest,
-      skills: [],
-      themePath,
-      order: -1, // set by merge()
+        source,
+        kind: 'process',
+        enabled: manifest.enabled,
+        shadowedBy: undefined,
+        manifest,
+        skills: [],
+        themePath: undefined,
+        order: -1, // set by merge()
+      },
+      diagnostics: [],
     };
-    const slot: Slot = { extension, diagnostics: [] };
-    // The common case (no skills, no exec check) stays free of extra promises.
-    if (manifest.exec !== undefined && this.checkExec) {
+    const hasSkills = manifest.skills !== undefined && manifest.skills.length > 0;
+    if (manifest.exec !== undefined && !hasSkills && !this.checkExec) return slot;
+    return this.complete(slot, manifest);
+  }
+
+  /** The asynchronous rest: kind of a bundle without exec (theme lookup), exec check, skills. */
+  private async complete(slot: Slot, manifest: Manifest): Promise<Slot> {
+    const ext = slot.extension as DiscoveredExtension;
+    const { dir, manifestPath, name } = ext;
+    if (manifest.exec === undefined) {
+      // Only bundles without exec are looked at for a theme: it decides whether they are valid at all.
+      ext.themePath = await findTheme(dir);
+      if ((manifest.skills?.length ?? 0) > 0) ext.kind = 'skills';
+      else if (ext.themePath !== undefined) ext.kind = 'theme';
+      else {
+        return problem(
+          DiagnosticCode.EXEC_MISSING,
+          'error',
+          `${manifestPath}: "exec" is required (the program to run, relative to the manifest), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
+          manifestPath,
+          name,
+        );
+      }
+    } else if (this.checkExec) {
       slot.diagnostics.push(...(await checkExec(manifest.exec, dir, manifestPath, name)));
     }
     if (manifest.skills !== undefined && manifest.skills.length > 0) {
       const found = await resolveSkills(dir, manifest.skills, manifestPath, name);
-      extension.skills = found.skills;
+      ext.skills = found.skills;
       slot.diagnostics.push(...found.diagnostics);
     }
     return slot;
   }
+}
+
+/** A manifest to read. */
+interface Target {
+  dir: string;
+  file: string;
+  manifestPath: string;
+  source: ExtensionSource;
+}
+
+const isTarget = (item: Target | Slot): item is Target => !('diagnostics' in item);
+
+const target = (dir: string, file: string, source: ExtensionSource): Target => ({
+  dir,
+  file,
+  manifestPath: path.join(dir, file),
+  source,
+});
+
+class ReadFailure {
+  constructor(readonly error: unknown) {}
+}
+
+const NO_ROOT = { real: undefined, items: [] } as const;
+
+/** The extension directories of one root (byte order), or why the root cannot be read. */
+async function locateRoot(
+  root: string,
+  source: ExtensionSource,
+): Promise<{ real: string | undefined; items: readonly (Target | Slot)[] }> {
+  let entries: Dirent[];
+  let real: string;
+  try {
+    [entries, real] = await Promise.all([readdir(root, { withFileTypes: true }), realpath(root)]);
+  } catch (err) {
+    // A missing root is normal.
+    if (errnoCode(err) === 'ENOENT') return NO_ROOT;
+    return {
+      real: undefined,
+      items: [
+        problem(
+          DiagnosticCode.DIR_UNREADABLE,
+          'error',
+          `cannot list the ${source} extensions directory ${root}: it ${describeFsError(err)}; fix its permissions or remove it`,
+          root,
+        ),
+      ],
+    };
+  }
+  // Dot-entries are never extensions (editor files, in-progress installs).
+  const candidates = sortByBytes(
+    entries.filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())),
+    (e) => e.name,
+  );
+  if (!candidates.some((e) => e.isSymbolicLink())) {
+    return { real, items: candidates.map((e) => target(path.join(real, e.name), MANIFEST_FILE, source)) };
+  }
+  const items = await Promise.all(
+    candidates.map(async (entry): Promise<Target | Slot | undefined> => {
+      if (entry.isDirectory()) return target(path.join(real, entry.name), MANIFEST_FILE, source);
+      const link = await followLink(path.join(root, entry.name));
+      if ('slot' in link) return link.slot;
+      // A link to a file is not an extension, as a plain file is not.
+      return link.isDir ? target(link.real, MANIFEST_FILE, source) : undefined;
+    }),
+  );
+  return { real, items: items.filter((i) => i !== undefined) };
+}
+
+/** An explicit path: an extension directory, or a manifest file of any name. */
+async function locateExplicit(given: string): Promise<Target | Slot> {
+  const link = await followLink(given);
+  if ('slot' in link) return link.slot;
+  if (link.isDir) return target(link.real, MANIFEST_FILE, 'explicit');
+  return target(path.dirname(link.real), path.basename(link.real), 'explicit');
 }
 
 function problem(

@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DiagnosticCode, type DiscoveryDiagnostic } from './diagnostics.js';
 import { parseFrontMatter } from './frontmatter.js';
-import { describeFsError, isInside, readWholeFile, sortByBytes } from './fs-utils.js';
+import { compareCodePoints, describeFsError, isInside, readWholeFile, sortByBytes } from './fs-utils.js';
 
 /** One skill an extension ships. */
 export interface SkillInfo {
@@ -37,12 +37,18 @@ export async function resolveSkills(
   manifestPath: string,
   extension: string,
 ): Promise<{ skills: SkillInfo[]; diagnostics: DiscoveryDiagnostic[] }> {
-  const ctx: Context = { dir, manifestPath, extension, diagnostics: [] };
-  const perEntry = await Promise.all(entries.map((entry) => resolveEntry(ctx, entry)));
+  const perEntry = await Promise.all(
+    entries.map(async (entry) => {
+      const ctx: Context = { dir, manifestPath, extension, diagnostics: [] };
+      const files = await resolveEntry(ctx, entry);
+      // Scans run in parallel; sorting keeps the report independent of timing.
+      return { files, diagnostics: ctx.diagnostics.sort((a, b) => compareCodePoints(a.path, b.path)) };
+    }),
+  );
   const seen = new Set<string>();
-  const files = perEntry.flat().filter((file) => !seen.has(file) && seen.add(file));
+  const files = perEntry.flatMap((e) => e.files).filter((file) => !seen.has(file) && seen.add(file));
   const skills = await Promise.all(files.map(readSkill));
-  return { skills, diagnostics: ctx.diagnostics };
+  return { skills, diagnostics: perEntry.flatMap((e) => e.diagnostics) };
 }
 
 async function resolveEntry(ctx: Context, entry: string): Promise<string[]> {

@@ -27,7 +27,7 @@ function textOf(result: ToolResult): string {
 const workspace = tempDir('zot-parity-');
 afterAll(() => workspace.cleanup());
 
-describe.each(VARIANTS)('$label', (v) => {
+describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
   const cwd = workspace.dir;
   const renders = new Collector<PanelView>();
   const eventNotes = new Collector<NoteView>();

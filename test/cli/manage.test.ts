@@ -1,0 +1,331 @@
+// install / remove / enable / disable / list, run as real processes against temp homes.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+import { killRunningClis, runCli } from './cli.js';
+
+let tmp: { dir: string; cleanup: () => void };
+let home: string;
+let project: string;
+
+beforeEach(() => {
+  tmp = tempDir('zot-cli-');
+  home = path.join(tmp.dir, 'home');
+  project = path.join(tmp.dir, 'project');
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(async () => {
+  await killRunningClis();
+  tmp.cleanup();
+});
+
+const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', project]);
+const globalDir = (name: string) => path.join(home, 'extensions', name);
+const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
+const leftovers = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.')) : []);
+
+/** A copy of a fixture extension in the temp dir, optionally with a different manifest. */
+function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): string {
+  const dir = path.join(tmp.dir, 'src', `${path.basename(fixtureName)}-${Math.random().toString(36).slice(2, 8)}`);
+  cpSync(fixture(fixtureName), dir, { recursive: true });
+  if (manifest !== undefined) {
+    const file = path.join(dir, 'extension.json');
+    writeFileSync(file, JSON.stringify(manifest(readJson(file) as Record<string, unknown>), null, 2));
+  }
+  return dir;
+}
+
+function gitRepo(from: string): string {
+  const repo = path.join(tmp.dir, 'repo');
+  cpSync(from, repo, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir } });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'init');
+  return repo;
+}
+
+describe('install', () => {
+  it('copies a directory into <home>/extensions/<manifest name>, keeping exec bits', async () => {
+    const src = source('extensions/weather');
+    const r = await cli('install', src);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`installed weather 1.0.0 (global) at ${globalDir('weather')}\n`);
+    expect(readJson(path.join(globalDir('weather'), 'extension.json'))).toEqual(readJson(path.join(src, 'extension.json')));
+    expect(statSync(path.join(globalDir('weather'), 'weather.py')).mode & 0o111).not.toBe(0);
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('names the target by the manifest, not the source directory', async () => {
+    const src = source('extensions/weather', (m) => ({ ...m, name: 'sky' }));
+    const r = await cli('install', src);
+    expect(r.code).toBe(0);
+    expect(existsSync(path.join(globalDir('sky'), 'weather.py'))).toBe(true);
+  });
+
+  it('installs into the project with --project', async () => {
+    const r = await cli('install', source('extensions/hello-sh'), '--project');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('(project)');
+    expect(existsSync(path.join(projectDir('hello-sh'), 'hello.sh'))).toBe(true);
+    expect(existsSync(globalDir('hello-sh'))).toBe(false);
+  });
+
+  it('shallow-clones a local git repository given as a file:// URL', async () => {
+    const repo = gitRepo(fixture('extensions/hello-sh'));
+    const r = await cli('install', pathToFileURL(repo).href);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('installed hello-sh 1.0.0 (global)');
+    expect(statSync(path.join(globalDir('hello-sh'), 'hello.sh')).mode & 0o111).not.toBe(0);
+    const log = execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: globalDir('hello-sh') }).toString().trim();
+    expect(log).toBe('1');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('rolls back when the result has no extension.json (path and git)', async () => {
+    const empty = path.join(tmp.dir, 'not-an-extension');
+    mkdirSync(empty);
+    writeFileSync(path.join(empty, 'README'), 'hi');
+    const r = await cli('install', empty);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^zot-ext: error: .*not-an-extension is not a valid extension \(has no extension\.json.*\); nothing was installed\n$/);
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+
+    const repo = gitRepo(empty);
+    const g = await cli('install', pathToFileURL(repo).href);
+    expect(g.code).toBe(1);
+    expect(g.stderr).toContain('nothing was installed');
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('rolls back when extension.json is invalid, naming line and column', async () => {
+    const src = source('extensions/weather');
+    writeFileSync(path.join(src, 'extension.json'), '{\n  "name": "weather",\n  "exec": ./weather.py\n}\n');
+    const r = await cli('install', src);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('extension.json:3:11: invalid JSON');
+    expect(r.stderr).not.toContain('.install-');
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('refuses to overwrite an installed extension without --force, and replaces it with --force', async () => {
+    expect((await cli('install', source('extensions/weather'))).code).toBe(0);
+    const v2 = source('extensions/weather', (m) => ({ ...m, version: '2.0.0' }));
+    const refused = await cli('install', v2);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`zot-ext: error: "weather" is already installed at ${globalDir('weather')}; add --force to replace it, or run zot-ext remove weather first\n`);
+    expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('1.0.0');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+
+    const forced = await cli('install', v2, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('installed weather 2.0.0');
+    expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('2.0.0');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('recreates symlinks inside the tree and skips those that leave it', async () => {
+    const src = source('extensions/weather');
+    mkdirSync(path.join(src, 'sub'));
+    symlinkSync('../weather.py', path.join(src, 'sub', 'inner'));
+    symlinkSync(path.join(src, 'weather.py'), path.join(src, 'absolute-inside'));
+    const secret = path.join(tmp.dir, 'secret.txt');
+    writeFileSync(secret, 'secret');
+    symlinkSync(secret, path.join(src, 'outer'));
+    const r = await cli('install', src);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: skipped outer: symlink to ${secret} leaves the extension directory (not followed)`);
+    expect(existsSync(path.join(globalDir('weather'), 'outer'))).toBe(false);
+    expect(readlinkSync(path.join(globalDir('weather'), 'sub', 'inner'))).toBe('../weather.py');
+    expect(readlinkSync(path.join(globalDir('weather'), 'absolute-inside'))).toBe('weather.py');
+  });
+
+  it('reports a missing source and an unsupported URL', async () => {
+    const missing = await cli('install', path.join(tmp.dir, 'nope'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('does not exist');
+    const url = await cli('install', 'ftp://example.com/x');
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('cannot install from a ftp:// URL');
+  });
+});
+
+describe('remove, enable, disable', () => {
+  beforeEach(async () => {
+    expect((await cli('install', source('extensions/weather'))).code).toBe(0);
+  });
+
+  it('disable and enable rewrite only "enabled", keeping the other keys and their order', async () => {
+    const file = path.join(globalDir('weather'), 'extension.json');
+    const original = readJson(file) as Record<string, unknown>;
+    const off = await cli('disable', 'weather');
+    expect(off.code).toBe(0);
+    expect(off.stdout).toBe('disabled weather (global)\n');
+    const disabled = readJson(file) as Record<string, unknown>;
+    expect(disabled).toEqual({ ...original, enabled: false });
+    expect(Object.keys(disabled)).toEqual([...Object.keys(original), 'enabled']);
+
+    const again = await cli('disable', 'weather');
+    expect(again.stdout).toBe('weather (global) is already disabled\n');
+
+    const on = await cli('enable', 'weather');
+    expect(on.code).toBe(0);
+    const enabled = readJson(file) as Record<string, unknown>;
+    expect(enabled).toEqual({ ...original, enabled: true });
+    expect(Object.keys(enabled)).toEqual(Object.keys(disabled));
+  });
+
+  it('keeps unknown fields and the file formatting', async () => {
+    const file = path.join(globalDir('weather'), 'extension.json');
+    const text = '{"name":"weather","x-extra":{"nested":[1,2]},"enabled":true,"exec":"./weather.py"}';
+    writeFileSync(file, text);
+    expect((await cli('disable', 'weather')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(text.replace('"enabled":true', '"enabled":false'));
+  });
+
+  it('list shows the state', async () => {
+    await cli('disable', 'weather');
+    const r = await cli('list', '--json');
+    const rows = (JSON.parse(r.stdout) as { extensions: { name: string; state: string }[] }).extensions;
+    expect(rows.map((x) => [x.name, x.state])).toEqual([['weather', 'disabled']]);
+  });
+
+  it('remove deletes the directory; a symlinked extension loses only its link', async () => {
+    const r = await cli('remove', 'weather');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`removed weather (global): ${globalDir('weather')}\n`);
+    expect(existsSync(globalDir('weather'))).toBe(false);
+
+    const dev = source('extensions/hello-sh');
+    symlinkSync(dev, globalDir('hello-sh'));
+    const unlinked = await cli('remove', 'hello-sh');
+    expect(unlinked.code).toBe(0);
+    expect(unlinked.stdout).toContain('its target');
+    expect(existsSync(globalDir('hello-sh'))).toBe(false);
+    expect(existsSync(path.join(dev, 'hello.sh'))).toBe(true);
+  });
+
+  it('refuses an unknown name, suggesting a case-insensitive match', async () => {
+    for (const command of ['remove', 'enable', 'disable']) {
+      const r = await cli(command, 'Weather');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('no extension named "Weather"');
+      expect(r.stderr).toContain('did you mean "weather"?');
+    }
+    const none = await cli('remove', 'nothing-here');
+    expect(none.stderr).toContain('run zot-ext list to see the installed names');
+    expect(existsSync(globalDir('weather'))).toBe(true);
+  });
+
+  it('refuses a name installed in both scopes until --project or --global picks one', async () => {
+    expect((await cli('install', source('extensions/weather'), '--project')).code).toBe(0);
+    for (const command of ['remove', 'enable', 'disable']) {
+      const r = await cli(command, 'weather');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `zot-ext: error: "weather" is installed in both scopes (project: ${projectDir('weather')}, global: ${globalDir('weather')}); add --project or --global to pick one\n`,
+      );
+    }
+    const off = await cli('disable', 'weather', '--project');
+    expect(off.stdout).toBe('disabled weather (project)\n');
+    expect((readJson(path.join(projectDir('weather'), 'extension.json')) as { enabled?: boolean }).enabled).toBe(false);
+    expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { enabled?: boolean }).enabled).toBeUndefined();
+
+    const gone = await cli('remove', 'weather', '--global');
+    expect(gone.code).toBe(0);
+    expect(existsSync(globalDir('weather'))).toBe(false);
+    expect(existsSync(projectDir('weather'))).toBe(true);
+  });
+
+  it('removes a broken extension by its directory name', async () => {
+    mkdirSync(globalDir('broken'));
+    writeFileSync(path.join(globalDir('broken'), 'extension.json'), '{ nope');
+    const r = await cli('remove', 'broken');
+    expect(r.code).toBe(0);
+    expect(existsSync(globalDir('broken'))).toBe(false);
+  });
+});
+
+describe('list', () => {
+  it('lists both scopes with name, version, scope, state, description and path', async () => {
+    await cli('install', source('extensions/weather'));
+    await cli('install', source('extensions/hello-sh'));
+    await cli('install', source('extensions/weather'), '--project');
+    await cli('disable', 'hello-sh');
+    mkdirSync(globalDir('broken'));
+    writeFileSync(path.join(globalDir('broken'), 'extension.json'), '{"name": "broken"}');
+
+    const json = await cli('list', '--json');
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout) as { home: string; extensions: Record<string, unknown>[] };
+    expect(parsed.home).toBe(home);
+    expect(parsed.extensions.map((e) => [e.name, e.version, e.scope, e.state])).toEqual([
+      ['weather', '1.0.0', 'project', 'enabled'],
+      ['hello-sh', '1.0.0', 'global', 'disabled'],
+      ['weather', '1.0.0', 'global', 'shadowed'],
+      ['broken', null, 'global', 'invalid'],
+    ]);
+    expect(parsed.extensions[0]).toMatchObject({ description: 'current weather for any city', path: projectDir('weather'), kind: 'process' });
+    expect(parsed.extensions[3]!.problem).toContain('"exec" is required');
+
+    const text = await cli('list');
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).toMatch(/^NAME +VERSION +SCOPE +STATE +DESCRIPTION +PATH$/);
+    expect(lines[1]).toMatch(new RegExp(`^weather +1\\.0\\.0 +project +enabled +current weather for any city +${projectDir('weather')}$`));
+    expect(text.stdout).toContain('error: ');
+    expect(text.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('says where it looked when nothing is installed', async () => {
+    const r = await cli('list');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`no extensions installed (project: ${path.join(project, '.zot', 'extensions')}, global: ${path.join(home, 'extensions')})\n`);
+  });
+
+  it('honours --app for the project directory', async () => {
+    mkdirSync(path.join(project, '.myagent', 'extensions'), { recursive: true });
+    cpSync(fixture('extensions/weather'), path.join(project, '.myagent', 'extensions', 'weather'), { recursive: true });
+    const r = await runCli(['list', '--json', '--app', 'myagent', '--cwd', project, '--home', home]);
+    expect((JSON.parse(r.stdout) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['weather']);
+  });
+});
+
+describe('usage', () => {
+  it('exits 2 with one line for unknown commands, options and missing arguments', async () => {
+    for (const args of [['frob'], ['list', '--bogus'], ['install'], ['remove', 'a', 'b'], ['logs', '--lines']]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^zot-ext: error: .*--help/);
+    }
+  });
+
+  it('prints --help for every command, and the version', async () => {
+    const main = await runCli(['--help']);
+    expect(main.code).toBe(0);
+    for (const command of ['list', 'doctor', 'install', 'remove', 'enable', 'disable', 'logs', 'run']) {
+      expect(main.stdout).toContain(`  ${command} `);
+      const r = await runCli([command, '--help']);
+      expect(r.code, command).toBe(0);
+      expect(r.stdout, command).toMatch(new RegExp(`^usage: zot-ext ${command}`));
+      expect(r.stdout).toContain('--home <dir>');
+    }
+    const version = await runCli(['--version']);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  }, 30_000);
+
+  it('shows a stack only with --debug', async () => {
+    const file = path.join(tmp.dir, 'file');
+    writeFileSync(file, '');
+    const r = await cli('install', file);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(lstatSync(file).isFile()).toBe(true);
+  });
+});
