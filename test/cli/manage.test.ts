@@ -1,6 +1,6 @@
 // install / remove / enable / disable / list, run as real processes against temp homes.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -95,7 +95,7 @@ describe('install', () => {
     writeFileSync(path.join(empty, 'README'), 'hi');
     const r = await cli('install', empty);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^zot-ext: error: .*not-an-extension is not a valid extension \(has no extension\.json.*\); nothing was installed\n$/);
+    expect(r.stderr).toBe(`zot-ext: error: ${empty} is not a valid extension: it has no extension.json at its top level; nothing was installed\n`);
     expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
 
     const repo = gitRepo(empty);
@@ -322,10 +322,14 @@ describe('usage', () => {
   }, 30_000);
 
   it('shows a stack only with --debug', async () => {
-    const file = path.join(tmp.dir, 'file');
-    writeFileSync(file, '');
-    const r = await cli('install', file);
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(lstatSync(file).isFile()).toBe(true);
+    // A log "file" that is a directory: an unexpected error, not a CliError.
+    mkdirSync(path.join(home, 'logs', 'ext-odd.log'), { recursive: true });
+    const r = await cli('logs', 'odd');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^zot-ext: error: EISDIR.* \(run with --debug for details\)\n$/);
+    const debug = await cli('logs', 'odd', '--debug');
+    expect(debug.code).toBe(1);
+    expect(debug.stderr.split('\n').length).toBeGreaterThan(3);
+    expect(debug.stderr).toMatch(/\n\s+at /);
   });
 });

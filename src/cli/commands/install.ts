@@ -63,8 +63,12 @@ async function validate(ctx: CommandContext, staging: string, given: string): Pr
   const { extensions, diagnostics } = await discovery.discover();
   const ext = extensions[0];
   if (ext === undefined) {
-    const why = diagnostics[0]?.message.replaceAll(staging + path.sep, '').replaceAll(staging, given) ?? 'no extension.json';
-    throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension (${why}); nothing was installed`);
+    const first = diagnostics[0];
+    const why =
+      first === undefined || first.code === 'MANIFEST_MISSING'
+        ? 'it has no extension.json at its top level'
+        : first.message.replaceAll(staging + path.sep, '').replaceAll(staging, given);
+    throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension: ${why}; nothing was installed`);
   }
   return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };
 }
