@@ -35,7 +35,7 @@ export type {
 } from './host/types.js';
 
 // Discovery
-export { ManifestDiscovery } from './manifest/discovery.js';
+export { ManifestDiscovery, isSpawnable } from './manifest/discovery.js';
 export type {
   DiscoveredExtension,
   DiscoveryResult,
@@ -48,7 +48,7 @@ export { resolveHome, homeEnvVar } from './manifest/home.js';
 export type { ResolveHomeOptions } from './manifest/home.js';
 export { DiagnosticCode } from './manifest/diagnostics.js';
 export type { DiagnosticSeverity, DiscoveryDiagnostic } from './manifest/diagnostics.js';
-export { Manifest, MANIFEST_FILE } from './manifest/schema.js';
+export { Manifest, MANIFEST_FILE, nameProblem } from './manifest/schema.js';
 export type { SkillInfo } from './manifest/skills.js';
 
 // Interception

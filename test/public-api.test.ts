@@ -32,6 +32,8 @@ const ROOT_EXPORTS = [
   'encodeFrame',
   'homeEnvVar',
   'isExtensionHostError',
+  'isSpawnable',
+  'nameProblem',
   'resolveHome',
 ];
 

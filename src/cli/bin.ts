@@ -10,6 +10,12 @@ const onSignal = (signal: NodeJS.Signals) => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+// A closed pipe (`zot-ext list | head`) is not an error; the command still finishes and stops what it started.
+const ignoreEpipe = (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+};
+process.stdout.on('error', ignoreEpipe);
+process.stderr.on('error', ignoreEpipe);
 
 main(process.argv.slice(2), { signal: controller.signal }).then(
   (code) => {

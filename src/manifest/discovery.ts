@@ -370,7 +370,7 @@ async function followLink(given: string): Promise<{ real: string; isDir: boolean
       slot: problem(
         DiagnosticCode.DIR_UNREADABLE,
         'error',
-        `cannot open ${given}: it ${describeFsError(err)}; fix its permissions`,
+        `cannot open ${given}: it ${describeFsError(err)}; check the path and its permissions`,
         given,
       ),
     };
@@ -417,7 +417,7 @@ async function unreadable(dir: string, file: string, source: ExtensionSource, er
   return problem(
     DiagnosticCode.MANIFEST_UNREADABLE,
     'error',
-    `cannot read ${manifestPath}: it ${reason}; replace it with a readable JSON file`,
+    `cannot read ${manifestPath}: it ${reason}; make it a readable JSON file`,
     manifestPath,
   );
 }

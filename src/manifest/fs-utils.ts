@@ -8,14 +8,14 @@ export function errnoCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** A short human reason for a filesystem error. */
+/** A short human reason for a filesystem error, to follow "it": "it does not exist". */
 export function describeFsError(err: unknown): string {
   switch (errnoCode(err)) {
     case 'ENOENT':
       return 'does not exist';
     case 'EACCES':
     case 'EPERM':
-      return 'permission denied';
+      return 'is not accessible (permission denied)';
     case 'ENOTDIR':
       return 'is not a directory';
     case 'EISDIR':
@@ -24,9 +24,9 @@ export function describeFsError(err: unknown): string {
       return 'is a symlink loop';
     case 'EMFILE':
     case 'ENFILE':
-      return 'too many open files';
+      return 'cannot be opened now (too many open files)';
     default:
-      return err instanceof Error ? err.message : String(err);
+      return `cannot be read (${err instanceof Error ? err.message : String(err)})`;
   }
 }
 

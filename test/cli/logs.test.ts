@@ -47,8 +47,8 @@ describe('logs', () => {
     await follow.waitFor('old line\n');
     appendFileSync(logFile, 'new line\n');
     await follow.waitFor('old line\nnew line\n');
-    writeFileSync(logFile, 'after truncation\n');
-    await follow.waitFor('new line\nafter truncation\n');
+    writeFileSync(logFile, 'cut\n'); // shorter than before: a truncation
+    await follow.waitFor('new line\ncut\n');
     follow.signal('SIGTERM');
     const result = await follow.exited;
     expect(result.code).toBe(0);

@@ -1,0 +1,116 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+import { killRunningClis, runCli } from './cli.js';
+
+let tmp: { dir: string; cleanup: () => void };
+let home: string;
+let project: string;
+
+beforeEach(() => {
+  tmp = tempDir('zot-cli-doctor-');
+  home = path.join(tmp.dir, 'home');
+  project = path.join(tmp.dir, 'project');
+  mkdirSync(path.join(home, 'extensions'), { recursive: true });
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(async () => {
+  await killRunningClis();
+  tmp.cleanup();
+});
+
+const globalDir = (name: string) => path.join(home, 'extensions', name);
+const logOf = (name: string) => path.join(home, 'logs', `ext-${name}.log`);
+
+function copy(from: string, to: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): void {
+  cpSync(fixture(from), to, { recursive: true });
+  if (manifest === undefined) return;
+  const file = path.join(to, 'extension.json');
+  writeFileSync(file, JSON.stringify(manifest(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
+}
+
+/** Good, faulty, disabled, shadowed, invalid and conflicting extensions in one tree. */
+function brokenTree(): void {
+  copy('extensions/weather', globalDir('weather'));
+  copy('extensions/weather', path.join(project, '.zot', 'extensions', 'weather'));
+  copy('faults/crash-before-hello', globalDir('crash-before-hello'));
+  copy('faults/not-hello', globalDir('not-hello'));
+  copy('faults/legacy', globalDir('legacy'));
+  copy('extensions/todo', globalDir('todo'), (m) => ({ ...m, enabled: false }));
+  copy('extensions/hello-sh', globalDir('hello-sh'));
+  // Says hello as "hello-sh" and registers /hello-sh again: a name warning and a conflict.
+  copy('extensions/hello-sh', globalDir('hello-sh-2'), (m) => ({ ...m, name: 'hello-sh-2' }));
+  mkdirSync(globalDir('broken'));
+  writeFileSync(path.join(globalDir('broken'), 'extension.json'), '{"name": "broken", "exec": }');
+  mkdirSync(globalDir('no-exec'));
+  writeFileSync(path.join(globalDir('no-exec'), 'extension.json'), '{"name": "no-exec"}');
+}
+
+describe('doctor', () => {
+  it('reports every kind of problem, stops everything and exits 1', async () => {
+    brokenTree();
+    const r = await runCli(['doctor', '--home', home, '--cwd', project]);
+    expect(r.code).toBe(1);
+    const out = r.stdout;
+    expect(out).toMatch(/^✓ weather 1\.0\.0 \(project\) ready in \d+ ms$/m);
+    expect(out).toContain('    commands: /Weather\n    tools: weather, forecast (deferred), enable_forecast\n');
+    expect(out).toContain(`    log: ${logOf('weather')}\n`);
+    expect(out).toContain(
+      `✗ crash-before-hello (global) failed: crash-before-hello exited with code 3 before sending hello. Last stderr: boom: missing config. See ${logOf('crash-before-hello')}\n`,
+    );
+    expect(out).toMatch(/^✗ not-hello \(global\) failed: not-hello: the first frame must be hello.*$/m);
+    expect(out).toMatch(/^✓ legacy 1\.0\.0 \(global\) auto-ready after \d+ ms \(no ready frame; went quiet\)$/m);
+    expect(out).toContain('conflict: command /hello-sh of hello-sh-2 is shadowed by hello-sh (earlier in load order)');
+    expect(out).toContain(`- todo disabled: ${globalDir('todo')}\n`);
+    expect(out).toMatch(/^- weather shadowed \(global extension "weather" .* is shadowed by the project one/m);
+    expect(out).toMatch(/^✗ broken \(global\) invalid: .*extension\.json:1:28: invalid JSON/m);
+    expect(out).toMatch(/^✗ no-exec \(global\) invalid: .*"exec" is required/m);
+    expect(out).toMatch(/^4 ready, 2 failed, 2 invalid, 1 disabled, 1 shadowed \(\d+ ms\)$/m);
+    expect(out).not.toMatch(/\x1b\[/);
+    // The failure is in the log it points to.
+    expect(readFileSync(logOf('crash-before-hello'), 'utf8')).toContain('boom: missing config');
+  });
+
+  it('--json carries the same report for machines', async () => {
+    brokenTree();
+    const r = await runCli(['doctor', '--json', '--home', home, '--cwd', project]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      extensions: { name: string; state: string; readyVia: string | null; logPath: string; error: { code: string; exitCode: number | null } | null; commands: { name: string; active: boolean }[] }[];
+      skipped: { name: string; reason: string }[];
+      invalid: { name: string; code: string }[];
+      diagnostics: { code: string; extension?: string }[];
+    };
+    expect(report.ok).toBe(false);
+    const byName = Object.fromEntries(report.extensions.map((e) => [e.name, e]));
+    expect(byName['weather']).toMatchObject({ state: 'ready', readyVia: 'ready', logPath: logOf('weather'), error: null });
+    expect(byName['legacy']).toMatchObject({ state: 'ready', readyVia: 'idle' });
+    expect(byName['crash-before-hello']).toMatchObject({ state: 'failed', error: { code: 'EXITED_BEFORE_HELLO', exitCode: 3 } });
+    expect(byName['not-hello']).toMatchObject({ state: 'failed', error: { code: 'BAD_HELLO' } });
+    expect(byName['hello-sh-2']!.commands).toEqual([{ name: 'hello-sh', description: 'say hi from sh', active: false }]);
+    expect(report.skipped.map((s) => [s.name, s.reason])).toEqual([
+      ['todo', 'disabled'],
+      ['weather', 'shadowed'],
+    ]);
+    expect(report.invalid.map((i) => [i.name, i.code])).toEqual([
+      ['broken', 'MANIFEST_INVALID_JSON'],
+      ['no-exec', 'EXEC_MISSING'],
+    ]);
+    expect(report.diagnostics.some((d) => d.code === 'REGISTRATION_CONFLICT' && d.extension === 'hello-sh-2')).toBe(true);
+  });
+
+  it('exits 0 when every extension loads; paths load first with --no-discover', async () => {
+    copy('extensions/weather', globalDir('weather'));
+    const ok = await runCli(['doctor', '--home', home, '--cwd', project]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^1 ready \(\d+ ms\)$/m);
+
+    const explicit = await runCli(['doctor', fixture('extensions/hello-sh'), '--no-discover', '--home', home, '--cwd', project]);
+    expect(explicit.code).toBe(0);
+    expect(explicit.stdout).toMatch(/^✓ hello-sh 1\.0\.0 \(explicit\) ready in \d+ ms$/m);
+    expect(explicit.stdout).not.toContain('weather');
+  });
+});
