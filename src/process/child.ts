@@ -11,6 +11,8 @@ export interface ChildHandle {
   kill(signal: NodeJS.Signals): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(listener: (error: Error) => void): void;
+  /** Resolves once no process of the tree is left (polls the process group), or after `ms`. */
+  treeGone?(ms: number): Promise<void>;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -93,5 +95,21 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
       if (spawnError !== undefined) listener(spawnError);
       errorListeners.push(listener);
     },
+    async treeGone(ms) {
+      if (pid === undefined || !POSIX) return;
+      const deadline = Date.now() + ms;
+      while (groupExists(pid) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5).unref());
+      }
+    },
   };
+}
+
+function groupExists(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

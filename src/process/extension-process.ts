@@ -607,7 +607,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
    */
   stop(): Promise<void> {
     if (this.stopping !== undefined) return this.stopping;
-    this.stopping = this.doStop();
+    // Resolve only once the whole tree is gone (grandchildren are killed with the group after exit).
+    this.stopping = this.doStop().then(() => this.child?.treeGone?.(1000));
     return this.stopping;
   }
 

@@ -36,7 +36,10 @@ export interface RunnableExtension {
 }
 
 export interface TestHostOptions extends Omit<ExtensionHostOptions, 'inMemory' | 'explicit'> {
-  /** SDK extensions (run in-process) and extension directories (run as real subprocesses), in load order. */
+  /**
+   * SDK extensions (run in-process) and extension directories (run as real subprocesses). Load order:
+   * the SDK extensions first, then the directories, each in the order given.
+   */
   extensions: readonly (RunnableExtension | string)[];
   /** Deadline of every `next*` wait and of start. @default 2000 */
   timeoutMs?: number | undefined;

@@ -90,7 +90,7 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
   const proxy = new PassThrough();
   const rl: Interface = createInterface({ input: proxy, output: ctx.io.stdout, terminal: true, prompt: 'zot-ext> ' });
   let busy = false;
-  const panelMode = () => repl.focused !== undefined && !busy;
+  const panelMode = () => repl.focused !== undefined;
   screen.onBeforePrint = () => {
     if (busy || repl.focused !== undefined) return;
     ctx.io.stdout.write('\r\x1b[2K');

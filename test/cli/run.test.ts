@@ -1,0 +1,157 @@
+// `zot-ext run` driven through piped stdin, against real fixture extensions.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+import { CliProcess, killRunningClis, runCli } from './cli.js';
+
+let tmp: { dir: string; cleanup: () => void };
+let home: string;
+let project: string;
+
+beforeEach(() => {
+  tmp = tempDir('zot-cli-run-');
+  home = path.join(tmp.dir, 'home');
+  project = path.join(tmp.dir, 'project');
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(async () => {
+  await killRunningClis();
+  tmp.cleanup();
+});
+
+const ext = (name: string) => fixture(`extensions/${name}`);
+const script = (...lines: string[]) => `${lines.join('\n')}\n`;
+const run = (paths: string[], input: string) => runCli(['run', ...paths, '--home', home, '--cwd', project], { input });
+
+describe('run (piped)', () => {
+  it('runs commands and tools and shows what the agent would do', async () => {
+    const r = await run([ext('weather')], script('/weather Berlin', '!weather {"city":"Oslo"}', '!weather', '!enable_forecast', '!forecast {"city":"Rome"}'));
+    expect(r.stderr).toContain('loaded weather 1.0.0 (explicit): /Weather; tools: weather, forecast (deferred), enable_forecast\n');
+    expect(r.stdout).toBe(
+      script(
+        "[weather] prompt: Show today's weather for Berlin in one line.",
+        '[weather] weather: Oslo: 16°C, fog',
+        '[weather] weather error: weather: missing city',
+        '[weather] enable_forecast: Enabled forecast',
+        '[weather] activated tools: forecast',
+        '[weather] forecast: Rome: tomorrow 18°C, sun',
+      ),
+    );
+    expect(r.code).toBe(0);
+  });
+
+  it('prints every action kind and notes with their level and extension name', async () => {
+    const r = await run([ext('kitchen')], script('/put some text', '/show shown', '/bg job', '/oops', '/clear', '!image'));
+    expect(r.stdout).toBe(
+      script(
+        '[kitchen] insert: some text',
+        '[kitchen] display: shown',
+        '[kitchen] info: working: job',
+        '[kitchen] submit: job',
+        '[kitchen] noop',
+        '[kitchen] error: something failed',
+        '[kitchen] display: partial',
+        '[kitchen] notes cleared',
+        '[kitchen] noop',
+        '[kitchen] image: [image image/png, 8 bytes]',
+      ),
+    );
+    expect(r.code).toBe(0);
+  });
+
+  it('emits events to subscribers', async () => {
+    // The echo round trip orders the lines: kitchen answers in the order it reads.
+    const r = await run([ext('kitchen'), ext('weather')], script(':event turn_start {"step":1}', '!echo {"a":1}'));
+    expect(r.stdout).toBe(
+      script('event turn_start sent to 1 extension', '[kitchen] info: event {"type":"event","event":"turn_start","step":1}', '[kitchen] echo: {"a":1}'),
+    );
+  });
+
+  it('asks the interception chain (guard)', async () => {
+    const r = await run(
+      [ext('guard')],
+      script(
+        ':intercept tool_call {"tool_name":"bash","tool_args":{"command":"rm -rf /"}}',
+        ':intercept tool_call {"tool_name":"bash","tool_args":{"command":"ls"}}',
+        ':intercept tool_call {"tool_name":"read","tool_args":{"path":"a"}}',
+        ':intercept turn_start {"step":2}',
+      ),
+    );
+    expect(r.stdout).toBe(
+      script(
+        'blocked by guard: refused: matches danger pattern "rm -rf"',
+        'allowed, args rewritten: {"command":"echo GUARDED: ls"} (guard: rewrite)',
+        'allowed (guard: allow)',
+        'allowed (no interceptors)',
+      ),
+    );
+    expect(r.stderr).toContain('loaded guard 1.0.0 (explicit): intercepts: tool_call\n');
+    expect(r.code).toBe(0);
+  });
+
+  it(':prompt runs before_agent_start through the chain', async () => {
+    const r = await run([fixture('intercept/prompt-append-a'), fixture('intercept/prompt-append-b')], script(':prompt You are terse.'));
+    expect(r.stdout).toBe(script('system prompt:', 'You are terse.', '[prompt-append-a]', '[prompt-append-b]'));
+  });
+
+  it('prints panels and drives them with :key and :close', async () => {
+    const r = await run([ext('todo')], script('/todo', ':key down', ':key rune x', ':key esc', '/todo', ':close'));
+    const frame = (first: string, second: string) => ['┌─ Todos [todo] todos-main', `│ ${first}`, `│ ${second}`, '└─ ↑/↓ navigate - x complete - esc close'];
+    expect(r.stdout.startsWith(
+      script(
+        ...frame('› □ ship panel api', '  □ persist state'),
+        ...frame('  □ ship panel api', '› □ persist state'),
+        ...frame('  □ ship panel api', '› ✓ persist state'),
+        '[todo] panel todos-main closed (by the extension)',
+        ...frame('  □ ship panel api', '› ✓ persist state'),
+        '[todo] panel todos-main closed (by the user)',
+      ),
+    )).toBe(true);
+    expect(r.code).toBe(0);
+  });
+
+  it('exits 1 after a failed line, with one error line per failure, and keeps going', async () => {
+    const r = await run([ext('weather')], script('/nope', '!nope', '!weather {bad json', 'hello', '/weather'));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(script("[weather] prompt: Show today's weather for Berlin in one line."));
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
+    expect(errors).toEqual([
+      'error: unknown command /nope; registered: /Weather',
+      'error: no extension tool named nope; active tools: weather, enable_forecast',
+      expect.stringMatching(/^error: !weather: invalid JSON \(.*\); write a JSON object like \{"city":"Oslo"\}$/),
+      'error: "hello" is not an input line: start it with /, !, or : (try :help)',
+    ]);
+  });
+
+  it('exits 1 when an extension fails to load, and loads the installed ones by default', async () => {
+    const failing = await run([ext('hello-sh'), fixture('faults/crash-before-hello')], script('/hello-sh'));
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/^failed crash-before-hello: crash-before-hello exited with code 3 before sending hello\./m);
+    expect(failing.stdout).toContain('[hello-sh] display: hello from sh\n');
+
+    const install = await runCli(['install', ext('hello-sh'), '--home', home, '--cwd', project]);
+    expect(install.code).toBe(0);
+    const installed = await run([], script('/hello-sh'));
+    expect(installed.stderr).toContain('loaded hello-sh 1.0.0 (global)');
+    expect(installed.stdout).toContain('[hello-sh] display: hello from sh\n');
+    expect(installed.code).toBe(0);
+  });
+
+  it(':quit stops before EOF; SIGTERM stops the extensions and exits', async () => {
+    const quit = await run([ext('weather')], script(':quit', '/weather'));
+    expect(quit.stdout).toBe('');
+    expect(quit.code).toBe(0);
+
+    const live = new CliProcess(['run', ext('weather'), ext('todo'), '--home', home, '--cwd', project]);
+    await live.waitFor('loaded todo', 'stderr');
+    live.write('!weather {"city":"Lima"}\n');
+    await live.waitFor('[weather] weather: Lima: 16°C, fog\n');
+    live.signal('SIGTERM');
+    const result = await live.exited;
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(0);
+    // test/setup.ts fails this file if the extensions are still running.
+  });
+});

@@ -1,0 +1,161 @@
+// In-process tests: the manifest edit, key mapping, argument parsing, colours, and `run` on a TTY.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findCommand, parse, GLOBAL_OPTIONS } from '../../src/cli/args.js';
+import { CliError } from '../../src/cli/errors.js';
+import { main } from '../../src/cli/main.js';
+import { setEnabled } from '../../src/cli/manifest-edit.js';
+import { useColour } from '../../src/cli/output.js';
+import { toPanelInput } from '../../src/cli/run/keys.js';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+
+describe('setEnabled', () => {
+  const edit = (text: string, enabled: boolean) => {
+    const r = setEnabled(text, enabled);
+    if (!r.ok) throw new Error(r.message);
+    return r;
+  };
+
+  it('replaces an existing value in place and nothing else', () => {
+    const text = '{\n  "name": "x",\n  "enabled": true,\n  "nested": { "enabled": true }\n}\n';
+    expect(edit(text, false).text).toBe('{\n  "name": "x",\n  "enabled": false,\n  "nested": { "enabled": true }\n}\n');
+    expect(edit(text, true)).toEqual({ ok: true, text, changed: false });
+    expect(edit('{"enabled":null,"name":"x"}', false).text).toBe('{"enabled":false,"name":"x"}');
+  });
+
+  it('appends "enabled": false after the last member in the file\'s style; enabling an absent field changes nothing', () => {
+    expect(edit('{\n    "name": "x",\n    "args": ["a", "b"]\n}', false).text).toBe('{\n    "name": "x",\n    "args": ["a", "b"],\n    "enabled": false\n}');
+    expect(edit('{"name" : "x"}', false).text).toBe('{"name" : "x","enabled" : false}');
+    expect(edit('{"name":"x"}', true).changed).toBe(false);
+    expect(edit('{}', false).text).toBe('{"enabled": false}');
+  });
+
+  it('handles escaped quotes in keys and values, and a BOM', () => {
+    const text = '\ufeff{"na\\"me": "a\\"}b", "enabled": true}';
+    expect(edit(text, false).text).toBe('\ufeff{"na\\"me": "a\\"}b", "enabled": false}');
+  });
+
+  it('refuses text that is not a JSON object', () => {
+    expect(setEnabled('{"name": }', false)).toMatchObject({ ok: false, message: expect.stringContaining('line 1, column 10') });
+    expect(setEnabled('[1]', false)).toEqual({ ok: false, message: 'the manifest is not a JSON object' });
+  });
+});
+
+describe('toPanelInput', () => {
+  it('maps terminal keys to the spec names', () => {
+    expect(toPanelInput(undefined, { name: 'up' })).toEqual({ key: 'up' });
+    expect(toPanelInput('\r', { name: 'return' })).toEqual({ key: 'enter' });
+    expect(toPanelInput(undefined, { name: 'escape', meta: true, sequence: '\x1b' })).toEqual({ key: 'esc' });
+    expect(toPanelInput('x', { name: 'x' })).toEqual({ key: 'rune', text: 'x' });
+    expect(toPanelInput('é', undefined)).toEqual({ key: 'rune', text: 'é' });
+    expect(toPanelInput('\x03', { name: 'c', ctrl: true })).toEqual({ close: true });
+    expect(toPanelInput('\x01', { name: 'a', ctrl: true })).toBeUndefined();
+    expect(toPanelInput(undefined, { name: 'f1' })).toBeUndefined();
+  });
+});
+
+describe('arguments', () => {
+  it('finds the command after global options with values', () => {
+    expect(findCommand(['--home', '/h', 'list', '--json'])).toBe('list');
+    expect(findCommand(['--home=/h', '--debug', 'doctor'])).toBe('doctor');
+    expect(findCommand(['--help'])).toBeUndefined();
+  });
+
+  it('turns parse errors into usage errors naming the help', () => {
+    const error = (() => {
+      try {
+        parse(['--home'], GLOBAL_OPTIONS, 'list');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(2);
+    expect((error as CliError).message).toBe('option --home needs a value; see zot-ext list --help');
+  });
+
+  it('uses colours only on a TTY without NO_COLOR', () => {
+    expect(useColour({ isTTY: true }, {})).toBe(true);
+    expect(useColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(useColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+    expect(useColour({ isTTY: false }, {})).toBe(false);
+    expect(useColour({}, {})).toBe(false);
+  });
+});
+
+describe('run on a TTY', () => {
+  let tmp: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    tmp = tempDir('zot-cli-tty-');
+    mkdirSync(path.join(tmp.dir, 'project'));
+  });
+  afterEach(() => tmp.cleanup());
+
+  /** A stream that looks like a terminal, and a way to wait for what was written to it. */
+  function terminal() {
+    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 100, setRawMode: () => stream });
+    let text = '';
+    const waiters = new Set<() => void>();
+    stream.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      for (const w of waiters) w();
+    });
+    /** Resolves with the offset after `needle` (searched from `from`); rejects with the text so far after 5 s. */
+    const waitFor = (needle: string, from = 0) =>
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no ${JSON.stringify(needle)} after offset ${from} in ${JSON.stringify(text)}`));
+        }, 5000);
+        const check = () => {
+          const at = text.indexOf(needle, from);
+          if (at === -1) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(at + needle.length);
+        };
+        waiters.add(check);
+        check();
+      });
+    return { stream, waitFor, text: () => text };
+  }
+
+  it('sends arrow keys, runes and Esc to the focused panel and redraws it in place', async () => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    const stdout = terminal();
+    const stderr = terminal();
+    const home = path.join(tmp.dir, 'home');
+    const stop = new AbortController();
+    const exit = main(['run', fixture('extensions/todo'), '--home', home, '--cwd', path.join(tmp.dir, 'project')], {
+      stdin,
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: { ...process.env, NO_COLOR: '1' },
+      cwd: tmp.dir,
+      signal: stop.signal,
+    });
+    try {
+    let at = await stdout.waitFor('zot-ext> ');
+    stdin.write('/todo\r');
+    at = await stdout.waitFor('│ › □ ship panel api', at);
+    stdin.write('\x1b[B');
+    at = await stdout.waitFor('\x1b[4A', at); // the old frame is replaced
+    at = await stdout.waitFor('│ › □ persist state', at);
+    stdin.write('x');
+    at = await stdout.waitFor('│ › ✓ persist state', at);
+    stdin.write('\x1b');
+    at = await stdout.waitFor('[todo] panel todos-main closed (by the extension)', at);
+    at = await stdout.waitFor('zot-ext> ', at);
+    stdin.write(':quit\r');
+    expect(await exit).toBe(0);
+    } finally {
+      // On failure: stop the extension before the file's leak check.
+      stop.abort();
+      await exit;
+    }
+    expect(stderr.text()).toContain('loaded todo 1.0.0 (explicit): /todo');
+    expect(stdout.text()).not.toMatch(/\x1b\[3\dm/); // NO_COLOR
+  });
+});

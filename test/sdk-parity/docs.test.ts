@@ -1,0 +1,64 @@
+// Every code block of "Testing your extension" in docs/writing-extensions.md is an excerpt of a file
+// that runs in CI: each names its file in a `<!-- snippet: path -->` comment, and its lines must appear
+// in that file in the same order (`// ...` elides; package imports stand for the relative src ones).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/fixtures.js';
+
+const doc = readFileSync(path.join(ROOT, 'docs/writing-extensions.md'), 'utf8');
+const start = doc.indexOf('## Testing your extension');
+const end = doc.indexOf('\n## ', start + 1);
+const section = doc.slice(start, end === -1 ? undefined : end);
+
+interface Block {
+  file: string | undefined;
+  lines: string[];
+}
+
+function blocks(markdown: string): Block[] {
+  const found: Block[] = [];
+  for (const match of markdown.matchAll(/(?:<!-- snippet: (\S+) -->\n)?```\w*\n([\s\S]*?)```/g)) {
+    found.push({ file: match[1], lines: (match[2] ?? '').split('\n') });
+  }
+  return found;
+}
+
+/** Package imports as the repository's files write them. */
+function normalise(line: string): string {
+  return line
+    .trim()
+    .replace(/'(?:\.\.\/)+src\/sdk\/index\.js'/, "'zot-extension-host/sdk'")
+    .replace(/'(?:\.\.\/)+src\/testing\/index\.js'/, "'zot-extension-host/testing'")
+    .replace(/'(?:\.\.\/)+src\/index\.js'/, "'zot-extension-host'");
+}
+
+/** The snippet lines missing from `source` (in order), or [] when it is an excerpt of it. */
+function missingLines(snippet: string[], source: string): string[] {
+  const lines = source.split('\n').map(normalise);
+  let at = 0;
+  const missing: string[] = [];
+  for (const raw of snippet) {
+    const line = normalise(raw);
+    if (line === '' || line === '// ...') continue;
+    const index = lines.indexOf(line, at);
+    if (index === -1) missing.push(line);
+    else at = index + 1;
+  }
+  return missing;
+}
+
+describe('docs/writing-extensions.md: Testing your extension', () => {
+  const list = blocks(section);
+
+  it('has code blocks, each naming the file it comes from', () => {
+    expect(start).toBeGreaterThan(-1);
+    expect(list.length).toBeGreaterThan(5);
+    expect(list.filter((block) => block.file === undefined).map((block) => block.lines.slice(0, 3).join('\n'))).toEqual([]);
+  });
+
+  it.each(list.map((block, i) => [`block ${i + 1} (${block.file})`, block] as const))('%s is an excerpt of its file', (_title, block) => {
+    const source = readFileSync(path.join(ROOT, block.file ?? ''), 'utf8');
+    expect(missingLines(block.lines, source)).toEqual([]);
+  });
+});
