@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import spawn from 'cross-spawn';
 
@@ -108,8 +109,32 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
 function groupExists(pid: number): boolean {
   try {
     process.kill(-pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return process.platform !== 'linux' || liveMemberOnLinux(pid);
+}
+
+// kill(-pgid, 0) also succeeds for zombies that nobody reaps yet (a container's PID 1 may never do
+// it): on Linux, only a member that is not a zombie counts.
+function liveMemberOnLinux(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    const c = entry.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] = state, fields[2] = pgrp
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    } catch {
+      // gone while we looked
+    }
+  }
+  return false;
 }
