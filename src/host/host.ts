@@ -766,6 +766,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private diagnose(d: HostDiagnostic, log = true): void {
+    if (d.extension !== undefined && d.logPath === undefined) {
+      const logPath = this.byName.get(d.extension)?.logPath;
+      if (logPath !== undefined) d.logPath = logPath;
+    }
     if (this.diagnosticList.length >= MAX_DIAGNOSTICS) this.diagnosticList.shift();
     this.diagnosticList.push(d);
     if (log && d.extension !== undefined) this.byName.get(d.extension)?.process.logLine(d.message);

@@ -212,10 +212,14 @@ export type CommandOutcome =
       failure: ExtensionHostError | undefined;
     };
 
+/** Something the host noticed about an extension (bad frames, conflicts, refused panels, ...). */
 export interface HostDiagnostic {
   code: string;
   message: string;
+  /** The extension concerned, when there is one. */
   extension?: string | undefined;
+  /** That extension's stderr log, where the host also wrote this diagnostic. */
+  logPath?: string | undefined;
   path?: string | undefined;
   severity: 'error' | 'warning' | 'info';
 }

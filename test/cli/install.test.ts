@@ -1,0 +1,195 @@
+// install and command-line usage, run as real processes against temp homes.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+import { killRunningClis, runCli } from './cli.js';
+
+let tmp: { dir: string; cleanup: () => void };
+let home: string;
+let project: string;
+
+beforeEach(() => {
+  tmp = tempDir('zot-cli-');
+  home = path.join(tmp.dir, 'home');
+  project = path.join(tmp.dir, 'project');
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(async () => {
+  await killRunningClis();
+  tmp.cleanup();
+});
+
+const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', project]);
+const globalDir = (name: string) => path.join(home, 'extensions', name);
+const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
+const leftovers = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.')) : []);
+
+/** A copy of a fixture extension in the temp dir, optionally with a different manifest. */
+function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): string {
+  const dir = path.join(tmp.dir, 'src', `${path.basename(fixtureName)}-${Math.random().toString(36).slice(2, 8)}`);
+  cpSync(fixture(fixtureName), dir, { recursive: true });
+  if (manifest !== undefined) {
+    const file = path.join(dir, 'extension.json');
+    writeFileSync(file, JSON.stringify(manifest(readJson(file) as Record<string, unknown>), null, 2));
+  }
+  return dir;
+}
+
+function gitRepo(from: string): string {
+  const repo = path.join(tmp.dir, 'repo');
+  cpSync(from, repo, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir } });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'init');
+  return repo;
+}
+
+describe('install', () => {
+  it('copies a directory into <home>/extensions/<manifest name>, keeping exec bits', async () => {
+    const src = source('extensions/weather');
+    const r = await cli('install', src);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`installed weather 1.0.0 (global) at ${globalDir('weather')}\n`);
+    expect(readJson(path.join(globalDir('weather'), 'extension.json'))).toEqual(readJson(path.join(src, 'extension.json')));
+    expect(statSync(path.join(globalDir('weather'), 'weather.py')).mode & 0o111).not.toBe(0);
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('names the target by the manifest, not the source directory', async () => {
+    const src = source('extensions/weather', (m) => ({ ...m, name: 'sky' }));
+    const r = await cli('install', src);
+    expect(r.code).toBe(0);
+    expect(existsSync(path.join(globalDir('sky'), 'weather.py'))).toBe(true);
+  });
+
+  it('installs into the project with --project', async () => {
+    const r = await cli('install', source('extensions/hello-sh'), '--project');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('(project)');
+    expect(existsSync(path.join(projectDir('hello-sh'), 'hello.sh'))).toBe(true);
+    expect(existsSync(globalDir('hello-sh'))).toBe(false);
+  });
+
+  it('shallow-clones a local git repository given as a file:// URL', async () => {
+    const repo = gitRepo(fixture('extensions/hello-sh'));
+    const r = await cli('install', pathToFileURL(repo).href);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('installed hello-sh 1.0.0 (global)');
+    expect(statSync(path.join(globalDir('hello-sh'), 'hello.sh')).mode & 0o111).not.toBe(0);
+    const log = execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: globalDir('hello-sh') }).toString().trim();
+    expect(log).toBe('1');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('rolls back when the result has no extension.json (path and git)', async () => {
+    const empty = path.join(tmp.dir, 'not-an-extension');
+    mkdirSync(empty);
+    writeFileSync(path.join(empty, 'README'), 'hi');
+    const r = await cli('install', empty);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`zot-ext: error: ${empty} is not a valid extension: it has no extension.json at its top level; nothing was installed\n`);
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+
+    const repo = gitRepo(empty);
+    const g = await cli('install', pathToFileURL(repo).href);
+    expect(g.code).toBe(1);
+    expect(g.stderr).toContain('nothing was installed');
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('rolls back when extension.json is invalid, naming line and column', async () => {
+    const src = source('extensions/weather');
+    writeFileSync(path.join(src, 'extension.json'), '{\n  "name": "weather",\n  "exec": ./weather.py\n}\n');
+    const r = await cli('install', src);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('extension.json:3:11: invalid JSON');
+    expect(r.stderr).not.toContain('.install-');
+    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('refuses to overwrite an installed extension without --force, and replaces it with --force', async () => {
+    expect((await cli('install', source('extensions/weather'))).code).toBe(0);
+    const v2 = source('extensions/weather', (m) => ({ ...m, version: '2.0.0' }));
+    const refused = await cli('install', v2);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`zot-ext: error: "weather" is already installed at ${globalDir('weather')}; add --force to replace it, or run zot-ext remove weather first\n`);
+    expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('1.0.0');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+
+    const forced = await cli('install', v2, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('installed weather 2.0.0');
+    expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('2.0.0');
+    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+  });
+
+  it('recreates symlinks inside the tree and skips those that leave it', async () => {
+    const src = source('extensions/weather');
+    mkdirSync(path.join(src, 'sub'));
+    symlinkSync('../weather.py', path.join(src, 'sub', 'inner'));
+    symlinkSync(path.join(src, 'weather.py'), path.join(src, 'absolute-inside'));
+    const secret = path.join(tmp.dir, 'secret.txt');
+    writeFileSync(secret, 'secret');
+    symlinkSync(secret, path.join(src, 'outer'));
+    const r = await cli('install', src);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: skipped outer: symlink to ${secret} leaves the extension directory (not followed)`);
+    expect(existsSync(path.join(globalDir('weather'), 'outer'))).toBe(false);
+    expect(readlinkSync(path.join(globalDir('weather'), 'sub', 'inner'))).toBe('../weather.py');
+    expect(readlinkSync(path.join(globalDir('weather'), 'absolute-inside'))).toBe('weather.py');
+  });
+
+  it('reports a missing source and an unsupported URL', async () => {
+    const missing = await cli('install', path.join(tmp.dir, 'nope'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('does not exist');
+    const url = await cli('install', 'ftp://example.com/x');
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('cannot install from a ftp:// URL');
+  });
+});
+
+describe('usage', () => {
+  it('exits 2 with one line for unknown commands, options and missing arguments', async () => {
+    for (const args of [['frob'], ['list', '--bogus'], ['install'], ['remove', 'a', 'b'], ['logs', '--lines']]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^zot-ext: error: .*--help/);
+    }
+  });
+
+  it('prints --help for every command, and the version', async () => {
+    const main = await runCli(['--help']);
+    expect(main.code).toBe(0);
+    for (const command of ['list', 'doctor', 'install', 'remove', 'enable', 'disable', 'logs', 'run']) {
+      expect(main.stdout).toContain(`  ${command} `);
+      const r = await runCli([command, '--help']);
+      expect(r.code, command).toBe(0);
+      expect(r.stdout, command).toMatch(new RegExp(`^usage: zot-ext ${command}`));
+      expect(r.stdout).toContain('--home <dir>');
+    }
+    const version = await runCli(['--version']);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  }, 30_000);
+
+  it('shows a stack only with --debug', async () => {
+    // A log "file" that is a directory: an unexpected error, not a CliError.
+    mkdirSync(path.join(home, 'logs', 'ext-odd.log'), { recursive: true });
+    const r = await cli('logs', 'odd');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^zot-ext: error: EISDIR.* \(run with --debug for details\)\n$/);
+    const debug = await cli('logs', 'odd', '--debug');
+    expect(debug.code).toBe(1);
+    expect(debug.stderr.split('\n').length).toBeGreaterThan(3);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+});
