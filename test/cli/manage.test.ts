@@ -1,8 +1,6 @@
 // remove / enable / disable / list, run as real processes against temp homes.
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { killRunningClis, runCli } from './cli.js';
@@ -27,7 +25,6 @@ const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', pro
 const globalDir = (name: string) => path.join(home, 'extensions', name);
 const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
-const leftovers = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.')) : []);
 
 /** A copy of a fixture extension in the temp dir, optionally with a different manifest. */
 function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): string {
@@ -38,16 +35,6 @@ function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => 
     writeFileSync(file, JSON.stringify(manifest(readJson(file) as Record<string, unknown>), null, 2));
   }
   return dir;
-}
-
-function gitRepo(from: string): string {
-  const repo = path.join(tmp.dir, 'repo');
-  cpSync(from, repo, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir } });
-  git('init', '-q');
-  git('add', '-A');
-  git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'init');
-  return repo;
 }
 
 describe('remove, enable, disable', () => {

@@ -19,6 +19,11 @@ describe('garbage on stdout', () => {
       .filter((d) => d.extension === 'garbage')
       .map((d) => d.code);
     expect(codes).toEqual(['NOT_JSON', 'NOT_OBJECT', 'NOT_OBJECT', 'UNKNOWN_TYPE', 'INVALID_FRAME', 'UNKNOWN_ID']);
+    const logPath = host.extensions()[0]!.logPath;
+    for (const d of host.diagnostics().filter((d) => d.extension === 'garbage')) {
+      expect(d.logPath).toBe(logPath);
+      expect(d.message).toContain(logPath);
+    }
     expect(host.commands()).toEqual([{ name: 'still-works', description: 'proves the stream survived the noise', extension: 'garbage' }]);
     expect(await host.runCommand('/still-works')).toMatchObject({ handled: true, action: 'display', text: 'ok' });
     await host.stop();
