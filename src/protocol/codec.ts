@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { EXTENSION_FRAME_TYPES, ExtensionFrame } from './frames.js';
+import { hotFrame } from './hot-frames.js';
 
 export type FrameProblem =
   | { kind: 'not_json'; message: string }
@@ -44,6 +45,9 @@ export function decodeExtensionFrame(line: string): DecodedFrame {
       problem: { kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` },
     };
   }
+  // Responses in their plain shape skip zod (each frame is still parsed and checked exactly once).
+  const hot = hotFrame(value as Record<string, unknown>, type);
+  if (hot !== undefined) return { ok: true, frame: hot };
   const parsed = ExtensionFrame.safeParse(value);
   if (!parsed.success) {
     const id = (value as { id?: unknown }).id;

@@ -39,6 +39,7 @@ async function inProcess(argv: string[]): Promise<{ code: number; stdout: string
 
 const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', project]);
 const globalDir = (name: string) => path.join(home, 'extensions', name);
+const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
 const leftovers = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.')) : []);
 
@@ -178,7 +179,7 @@ describe('usage', () => {
       const r = await inProcess(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
-      expect(r.stderr).toMatch(/^zot-ext: error: .*--help/);
+      expect(r.stderr).toMatch(/^zot-ext: error: /);
     }
   });
 
