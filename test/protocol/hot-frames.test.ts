@@ -5,8 +5,6 @@ import { decodeExtensionFrame } from '../../src/protocol/codec.js';
 import { ExtensionFrame } from '../../src/protocol/frames.js';
 import { hotFrame } from '../../src/protocol/hot-frames.js';
 
-const RESPONSE_TYPES = ['tool_result', 'event_intercept_response', 'command_response'] as const;
-
 // Values that are sometimes right and often subtly wrong for each field.
 const anyValue = fc.oneof(
   fc.string({ maxLength: 3 }),
@@ -32,31 +30,62 @@ const panel = fc.oneof(
   fc.record({ id: anyValue, title: anyValue, lines: anyValue, footer: anyValue, other: anyValue }, { requiredKeys: [] }),
   anyValue,
 );
-const frame = fc
-  .record(
+const text = fc.string({ maxLength: 4 });
+const validBlock = fc.oneof(
+  fc.record({ type: fc.constant('text'), text }),
+  fc.record({ type: fc.constant('image'), mime_type: text, data: text }),
+);
+const validFrame = fc.oneof(
+  fc.record(
     {
-      type: fc.constantFrom(...RESPONSE_TYPES),
-      id: fc.oneof(fc.string({ maxLength: 4 }), anyValue),
-      content: fc.oneof(fc.array(block, { maxLength: 3 }), anyValue),
-      is_error: anyValue,
-      activate_tools: anyValue,
-      block: anyValue,
-      reason: anyValue,
-      modified_args: fc.oneof(anyValue, fc.jsonValue({ maxDepth: 2 })),
+      type: fc.constant('tool_result'),
+      id: text,
+      content: fc.array(validBlock, { maxLength: 3 }),
+      is_error: fc.boolean(),
+      activate_tools: fc.array(text, { maxLength: 2 }),
+    },
+    { requiredKeys: ['type', 'id'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('event_intercept_response'),
+      id: text,
+      block: fc.boolean(),
+      reason: text,
+      modified_args: fc.jsonValue({ maxDepth: 2 }),
       replace_text: anyValue,
       system_prompt: anyValue,
-      action: anyValue,
-      prompt: anyValue,
-      insert: anyValue,
-      display: anyValue,
-      error: anyValue,
-      open_panel: panel,
-      unknown_field: anyValue,
     },
-    { requiredKeys: ['type'] },
+    { requiredKeys: ['type', 'id'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('command_response'),
+      id: text,
+      action: fc.constantFrom('prompt', 'insert', 'display', 'open_panel', 'noop'),
+      prompt: text,
+      insert: text,
+      display: text,
+      error: text,
+      open_panel: fc.record({ id: text, title: text, lines: fc.array(text, { maxLength: 2 }), footer: text }, { requiredKeys: ['id'] }),
+    },
+    { requiredKeys: ['type', 'id'] },
+  ),
+);
+const FIELDS = ['id', 'content', 'is_error', 'activate_tools', 'block', 'reason', 'modified_args', 'action', 'prompt', 'error', 'open_panel', 'unknown_field', '__proto__'];
+// A valid frame, then maybe one field replaced by something that may be wrong (or a bad block/panel).
+const frame = fc
+  .tuple(
+    validFrame,
+    fc.option(fc.tuple(fc.constantFrom(...FIELDS), fc.oneof(anyValue, fc.array(block, { maxLength: 2 }), panel)), { freq: 2 }),
   )
-  // Round-trip through JSON: the shortcut only ever sees JSON.parse output.
-  .map((value) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>);
+  .map(([valid, mutation]) => {
+    // Through JSON text: the shortcut only ever sees JSON.parse output (own "__proto__" keys included).
+    const json = JSON.stringify(valid);
+    if (mutation === null) return JSON.parse(json) as Record<string, unknown>;
+    const [key, value] = mutation;
+    return JSON.parse(`${json.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`) as Record<string, unknown>;
+  });
 
 describe('hotFrame', () => {
   it('accepts only what the schema accepts, and returns exactly the schema output', () => {
