@@ -14,6 +14,7 @@ import {
   decodeExtensionFrame,
   encodeFrame,
 } from '../protocol/index.js';
+import { encodeRequest } from '../protocol/encode.js';
 import { type ChildHandle, spawnChild } from './child.js';
 import { checkExecutable, resolveExec } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
@@ -116,12 +117,32 @@ export interface ProcessStats {
 }
 
 interface Pending {
-  type: ExtensionFrame['type'];
+  readonly id: string;
+  readonly request: RequestType;
+  /** The response type expected. */
+  readonly type: ExtensionFrame['type'];
   resolve: (frame: ExtensionFrame) => void;
   reject: (error: ExtensionHostError) => void;
-  timer: NodeJS.Timeout | undefined;
+  deadline: DeadlineGroup | undefined;
   written: boolean;
+  settled: boolean;
   cleanup: (() => void) | undefined;
+}
+
+/**
+ * The requests of one tick with the same timeout share one timer: Node starts every timer created
+ * in one tick at the same loop time, so they would all fire together anyway. The timer is cleared
+ * once the last of them settles.
+ */
+interface DeadlineGroup {
+  readonly timeoutMs: number;
+  readonly entries: Pending[];
+  live: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+function markWritten(batch: readonly Pending[]): void {
+  for (const entry of batch) entry.written = true;
 }
 
 /** How long exit and the end of stdout may be apart and still count as one event. */
@@ -148,6 +169,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private readonly idPrefix: string;
   private outbox: string[] = [];
   private outboxPending: Pending[] = [];
+  /** This tick's deadline groups by timeout; closed at the flush. */
+  private readonly openDeadlines = new Map<number, DeadlineGroup>();
   private flushScheduled = false;
   private waitingDrain = false;
   private exitInfo: ExitInfo | undefined;
@@ -488,48 +511,81 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
-  request<F extends RequestFrame<RequestType>>(frame: F, options: RequestOptions = {}): Promise<ResponseFor[F['type']]> {
+  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]> {
     if (this.state !== 'running') {
       const reason = this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`);
       return Promise.reject(reason);
     }
-    const { signal, timeoutMs } = options;
-    if (signal?.aborted) return Promise.reject(this.error(ErrorCode.ABORTED, `${this.name}: ${frame.type} aborted`, signal.reason));
+    const signal = options?.signal;
+    const timeoutMs = options?.timeoutMs;
+    const request = frame.type as RequestType;
+    if (signal?.aborted) return Promise.reject(this.error(ErrorCode.ABORTED, `${this.name}: ${request} aborted`, signal.reason));
     const id = `${this.idPrefix}${++this.seq}`;
     return new Promise<ResponseFor[F['type']]>((resolve, reject) => {
       const entry: Pending = {
-        type: RESPONSE_TYPE[frame.type as RequestType],
+        id,
+        request,
+        type: RESPONSE_TYPE[request],
         resolve: resolve as (frame: ExtensionFrame) => void,
         reject,
-        timer: undefined,
+        deadline: undefined,
         written: false,
+        settled: false,
         cleanup: undefined,
       };
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(() => this.onRequestTimeout(id, entry, frame.type, timeoutMs), Math.max(0, timeoutMs));
-        entry.timer.unref?.();
-      }
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) entry.deadline = this.joinDeadline(entry, timeoutMs);
       if (signal !== undefined) {
-        const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${this.name}: ${frame.type} aborted`, signal.reason));
+        const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${this.name}: ${request} aborted`, signal.reason));
         signal.addEventListener('abort', onAbort, { once: true });
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, entry);
-      this.enqueue(encodeFrame({ ...frame, id } as HostFrame), entry);
+      this.enqueue(encodeRequest(frame, id), entry);
     });
   }
 
-  private onRequestTimeout(id: string, entry: Pending, type: string, timeoutMs: number): void {
+  private joinDeadline(entry: Pending, timeoutMs: number): DeadlineGroup {
+    let group = this.openDeadlines.get(timeoutMs);
+    if (group === undefined) {
+      const created: DeadlineGroup = { timeoutMs, entries: [], live: 0, timer: undefined };
+      created.timer = setTimeout(() => this.onDeadline(created), Math.max(0, timeoutMs));
+      created.timer.unref?.();
+      this.openDeadlines.set(timeoutMs, created);
+      group = created;
+    }
+    group.entries.push(entry);
+    group.live++;
+    return group;
+  }
+
+  private onDeadline(group: DeadlineGroup): void {
+    group.timer = undefined;
+    for (const entry of group.entries) if (!entry.settled) this.onRequestTimeout(entry, group.timeoutMs);
+  }
+
+  private onRequestTimeout(entry: Pending, timeoutMs: number): void {
+    const type = entry.request;
     if (!entry.written) {
       // The request never left our buffer: the extension is not reading. Close its stdin so
       // nothing stays blocked behind it.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
       this.logLine(error.message);
-      this.settle(id, undefined, error);
+      this.settle(entry.id, undefined, error);
       this.child?.stdin.destroy();
       return;
     }
-    this.settle(id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not answer ${type} within ${timeoutMs} ms; see ${this.logPath}`));
+    this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not answer ${type} within ${timeoutMs} ms; see ${this.logPath}`));
+  }
+
+  /** Marks an entry settled: its deadline timer is cleared with the last entry of its group. */
+  private release(entry: Pending): void {
+    entry.settled = true;
+    const group = entry.deadline;
+    if (group !== undefined && --group.live === 0 && group.timer !== undefined) {
+      clearTimeout(group.timer);
+      group.timer = undefined;
+    }
+    entry.cleanup?.();
   }
 
   private settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
@@ -539,8 +595,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       return;
     }
     this.pending.delete(id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    entry.cleanup?.();
+    this.release(entry);
     if (error !== undefined) {
       entry.reject(error);
     } else if (frame !== undefined && frame.type !== entry.type) {
@@ -555,8 +610,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     const entries = [...this.pending.values()];
     this.pending.clear();
     for (const entry of entries) {
-      if (entry.timer !== undefined) clearTimeout(entry.timer);
-      entry.cleanup?.();
+      this.release(entry);
       entry.reject(error);
     }
   }
@@ -564,15 +618,20 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   // Lines written in one tick go out in one write() (measured faster under load).
   private enqueue(line: string, entry: Pending | undefined): void {
     this.outbox.push(line);
-    if (entry?.timer !== undefined) this.outboxPending.push(entry);
-    if (!this.flushScheduled && !this.waitingDrain) {
+    if (entry?.deadline !== undefined) this.outboxPending.push(entry);
+    if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(() => this.flush());
+      queueMicrotask(this.flushSoon);
     }
   }
 
-  private flush(): void {
+  private readonly flushSoon = (): void => {
     this.flushScheduled = false;
+    this.openDeadlines.clear();
+    this.flush();
+  };
+
+  private flush(): void {
     const stdin = this.child?.stdin;
     if (this.outbox.length === 0 || stdin === undefined || this.waitingDrain) return;
     if (stdin.destroyed || stdin.writableEnded) {
@@ -585,14 +644,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.outbox = [];
     this.outboxPending = [];
     this.stats.framesOut++;
-    const ok = stdin.write(
-      data,
-      batch.length === 0
-        ? undefined
-        : () => {
-            for (const entry of batch) entry.written = true;
-          },
-    );
+    const ok = stdin.write(data, batch.length === 0 ? undefined : () => markWritten(batch));
     if (!ok) this.waitingDrain = true;
   }
 

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { EXTENSION_FRAME_TYPES, ExtensionFrame } from './frames.js';
 import { hotFrame } from './hot-frames.js';
 
+export { encodeFrame } from './encode.js';
+
 export type FrameProblem =
   | { kind: 'not_json'; message: string }
   | { kind: 'not_object'; message: string }
@@ -62,16 +64,4 @@ export function decodeExtensionFrame(line: string): DecodedFrame {
     };
   }
   return { ok: true, frame: parsed.data };
-}
-
-const HAS_LINE_SEPARATOR = /[\u2028\u2029]/;
-const LINE_SEPARATORS = /[\u2028\u2029]/g;
-
-/**
- * One JSON object + LF. U+2028/U+2029 are escaped so that readers which treat them as line breaks
- * (readline, some editors' tooling) still see one frame per line; the JSON value is unchanged.
- */
-export function encodeFrame(frame: object): string {
-  const json = JSON.stringify(frame);
-  return `${HAS_LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : json}\n`;
 }

@@ -29,7 +29,7 @@ function isContentBlock(value: unknown): boolean {
     keys++;
     if (key !== 'type' && key !== 'text' && key !== 'mime_type' && key !== 'data') return false;
   }
-  if (value.type === "text") return keys >= 2 && typeof value.text === 'string';
+  if (value.type === 'text') return keys === 2 && typeof value.text === 'string';
   if (value.type === 'image') return keys === 3 && typeof value.mime_type === 'string' && typeof value.data === 'string';
   return false;
 }

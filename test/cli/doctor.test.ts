@@ -48,7 +48,7 @@ function brokenTree(): void {
   writeFileSync(path.join(globalDir('no-exec'), 'extension.json'), '{"name": "no-exec"}');
 }
 
-describe('doctor', () => {
+describe('doctor', { timeout: 30_000 }, () => {
   it('reports every kind of problem, stops everything and exits 1', async () => {
     brokenTree();
     const r = await runCli(['doctor', '--home', home, '--cwd', project]);

@@ -64,7 +64,7 @@ function gitRepo(from: string): string {
   return repo;
 }
 
-describe('install', () => {
+describe('install', { timeout: 30_000 }, () => {
   it('copies a directory into <home>/extensions/<manifest name>, keeping exec bits', async () => {
     const src = source('extensions/weather');
     const r = await cli('install', src);
@@ -171,7 +171,7 @@ describe('install', () => {
   });
 });
 
-describe('usage', () => {
+describe('usage', { timeout: 30_000 }, () => {
   it('exits 2 with one line for unknown commands, options and missing arguments', async () => {
     const real = await runCli(['list', '--bogus']);
     expect(real).toMatchObject({ code: 2, stderr: 'zot-ext: error: unknown option --bogus; see zot-ext list --help\n' });

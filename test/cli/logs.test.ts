@@ -20,7 +20,7 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-describe('logs', () => {
+describe('logs', { timeout: 30_000 }, () => {
   it("prints the extension's log, or only its last lines with -n", async () => {
     writeFileSync(logFile, '--- start ---\none\ntwo\nthree\n');
     const all = await runCli(['logs', 'weather', '--home', home]);

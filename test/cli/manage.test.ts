@@ -37,7 +37,7 @@ function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => 
   return dir;
 }
 
-describe('remove, enable, disable', () => {
+describe('remove, enable, disable', { timeout: 30_000 }, () => {
   beforeEach(async () => {
     expect((await cli('install', source('extensions/weather'))).code).toBe(0);
   });
@@ -133,7 +133,7 @@ describe('remove, enable, disable', () => {
   });
 });
 
-describe('list', () => {
+describe('list', { timeout: 30_000 }, () => {
   it('lists both scopes with name, version, scope, state, description and path', async () => {
     await cli('install', source('extensions/weather'));
     await cli('install', source('extensions/hello-sh'));

@@ -25,7 +25,7 @@ const ext = (name: string) => fixture(`extensions/${name}`);
 const script = (...lines: string[]) => `${lines.join('\n')}\n`;
 const run = (paths: string[], input: string) => runCli(['run', ...paths, '--home', home, '--cwd', project], { input });
 
-describe('run (piped)', () => {
+describe('run (piped)', { timeout: 30_000 }, () => {
   it('runs commands and tools and shows what the agent would do', async () => {
     const r = await run([ext('weather')], script('/weather Berlin', '!weather {"city":"Oslo"}', '!weather', '!enable_forecast', '!forecast {"city":"Rome"}'));
     expect(r.stderr).toContain('loaded weather 1.0.0 (explicit): /Weather; tools: weather, forecast (deferred), enable_forecast\n');

@@ -72,20 +72,32 @@ const validFrame = fc.oneof(
     { requiredKeys: ['type', 'id'] },
   ),
 );
-const FIELDS = ['id', 'content', 'is_error', 'activate_tools', 'block', 'reason', 'modified_args', 'action', 'prompt', 'error', 'open_panel', 'unknown_field', '__proto__'];
-// A valid frame, then maybe one field replaced by something that may be wrong (or a bad block/panel).
-const frame = fc
-  .tuple(
-    validFrame,
-    fc.option(fc.tuple(fc.constantFrom(...FIELDS), fc.oneof(anyValue, fc.array(block, { maxLength: 2 }), panel)), { freq: 2 }),
-  )
-  .map(([valid, mutation]) => {
-    // Through JSON text: the shortcut only ever sees JSON.parse output (own "__proto__" keys included).
-    const json = JSON.stringify(valid);
-    if (mutation === null) return JSON.parse(json) as Record<string, unknown>;
-    const [key, value] = mutation;
-    return JSON.parse(`${json.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(value)}}`) as Record<string, unknown>;
-  });
+const FIELDS = ['id', 'type', 'text', 'mime_type', 'data', 'title', 'lines', 'content', 'is_error', 'activate_tools', 'block', 'reason', 'modified_args', 'action', 'prompt', 'error', 'open_panel', 'unknown_field', '__proto__'];
+// A valid frame, then maybe one field of it, of its first content block or of its panel replaced by
+// something that may be wrong.
+const mutation = fc.tuple(
+  fc.constantFrom('frame', 'block', 'panel'),
+  fc.constantFrom(...FIELDS),
+  fc.oneof(anyValue, fc.array(block, { maxLength: 2 }), panel),
+);
+const frame = fc.tuple(validFrame, fc.option(mutation, { freq: 2 })).map(([valid, change]) => {
+  // Through JSON text: the shortcut only ever sees JSON.parse output (own "__proto__" keys included).
+  const withField = (json: string, key: string, value: unknown) =>
+    `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}}`;
+  if (change === null) return JSON.parse(JSON.stringify(valid)) as Record<string, unknown>;
+  const [where, key, value] = change;
+  const copy = JSON.parse(JSON.stringify(valid)) as Record<string, unknown>;
+  const blocks = copy.content as unknown[] | undefined;
+  if (where === 'block' && blocks !== undefined && blocks.length > 0) {
+    blocks[0] = JSON.parse(withField(JSON.stringify(blocks[0]), key, value));
+    return copy;
+  }
+  if (where === 'panel' && copy.open_panel !== undefined) {
+    copy.open_panel = JSON.parse(withField(JSON.stringify(copy.open_panel), key, value));
+    return copy;
+  }
+  return JSON.parse(withField(JSON.stringify(copy), key, value)) as Record<string, unknown>;
+});
 
 describe('hotFrame', () => {
   it('accepts only what the schema accepts, and returns exactly the schema output', () => {

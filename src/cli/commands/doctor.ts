@@ -3,7 +3,7 @@ import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '..
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
-import { createHost, explicitPaths } from '../host.js';
+import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
 import type { StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
-import { createHost, explicitPaths } from '../host.js';
+import { createHost, explicitPaths } from '../create-host.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
 import { Screen } from '../run/screen.js';
@@ -90,7 +90,6 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
   const proxy = new PassThrough();
   const rl: Interface = createInterface({ input: proxy, output: ctx.io.stdout, terminal: true, prompt: 'zot-ext> ' });
   let busy = false;
-  const panelMode = () => repl.focused !== undefined;
   screen.onBeforePrint = () => {
     if (busy || repl.focused !== undefined) return;
     ctx.io.stdout.write('\r\x1b[2K');
@@ -104,7 +103,7 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
 
   // One routing decision per chunk: a key that closes the panel must not also reach the prompt.
   const keys = new PassThrough();
-  const route = (chunk: Buffer | string) => (panelMode() ? keys : proxy).write(chunk);
+  const route = (chunk: Buffer | string) => (repl.focused !== undefined ? keys : proxy).write(chunk);
   const onKey = (str: string | undefined, key: Keypress | undefined) => {
     const input = toPanelInput(str, key);
     if (input === undefined || repl.focused === undefined) return;
@@ -122,9 +121,10 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
   rl.prompt();
 
   let queue = Promise.resolve();
+  let done = () => {};
   try {
     await new Promise<void>((resolve) => {
-      const done = () => resolve();
+      done = () => resolve();
       ctx.signal.addEventListener('abort', done, { once: true });
       rl.on('close', done);
       // Ctrl+C at the prompt exits, as in most REPLs.
@@ -144,6 +144,7 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
     });
     if (!ctx.signal.aborted) await queue;
   } finally {
+    ctx.signal.removeEventListener('abort', done);
     keys.off('keypress', onKey);
     stdin.off('data', route);
     stdin.setRawMode?.(false);

@@ -4,19 +4,21 @@ import type { ExtensionHost } from '../../host/host.js';
 import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
 import type { Screen } from './screen.js';
 
-export const RUN_HELP = [
-  '/name args                 run a command; shows what the agent would do (prompt, insert, display, panel)',
-  '!tool {json}               call a tool with JSON args (default {}) and print the result',
-  ':event name {json}         emit a lifecycle event to its subscribers',
-  ':intercept tool_call {json}        ask the interceptors: {"tool_name","tool_args","tool_id"}',
-  ':intercept turn_start {"step":1}   ... or assistant_message {"text":"..."}',
-  ':prompt text               run before_agent_start on a system prompt and print the result',
-  ':key name [text]           send a key to the focused panel (up, down, enter, esc, rune x, ...)',
-  ':close                     close the focused panel (as the user)',
-  ':commands, :tools          list what is registered',
-  ':help, :quit               this help; stop every extension and exit',
-  '# text                     a comment (ignored)',
-].join('\n');
+const HELP_ROWS: readonly (readonly [string, string])[] = [
+  ['/name args', 'run a command; shows what the agent would do (prompt, insert, display, panel)'],
+  ['!tool {json}', 'call a tool with JSON args (default {}) and print the result'],
+  [':event name {json}', 'emit a lifecycle event to its subscribers'],
+  [':intercept tool_call {json}', 'ask the interceptors; {"tool_name":"bash","tool_args":{...}}'],
+  [':intercept turn_start {json}', '{"step":1}; or assistant_message {"text":"..."}'],
+  [':prompt text', 'run before_agent_start on a system prompt and print the result'],
+  [':key name [text]', 'send a key to the focused panel (up, down, enter, esc, rune x, ...)'],
+  [':close', 'close the focused panel (as the user)'],
+  [':commands, :tools', 'list what is registered'],
+  [':help, :quit', 'this help; stop every extension and exit'],
+  ['# text', 'a comment (ignored)'],
+];
+
+export const RUN_HELP = HELP_ROWS.map(([input, what]) => `${input.padEnd(30)} ${what}`).join('\n');
 
 const INTERCEPT_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
 
