@@ -263,12 +263,14 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       ext.version = hello.version;
       ext.capabilities = hello.capabilities ?? [];
       if (ext.state === 'starting') {
+        // The idle clock runs from the last frame after hello. An extension that has said nothing
+        // since hello is still reading hello_ack (slow under load), not a legacy one: only the
+        // grace readies it.
         const check = () => {
           const quiet = performance.now() - ext.lastFrameAt;
-          if (quiet >= this.timeouts.readyIdle - 1) this.becomeReady(ext, 'idle');
-          else idle = setTimeout(check, this.timeouts.readyIdle - quiet);
+          if (ext.lastFrameAt > 0 && quiet >= this.timeouts.readyIdle - 1) this.becomeReady(ext, 'idle');
+          else idle = setTimeout(check, ext.lastFrameAt > 0 ? this.timeouts.readyIdle - quiet : this.timeouts.readyIdle);
         };
-        ext.lastFrameAt = performance.now();
         idle = setTimeout(check, this.timeouts.readyIdle);
         grace = setTimeout(() => this.becomeReady(ext, 'grace'), this.timeouts.ready);
       }

@@ -9,7 +9,10 @@ export interface HostTimeouts {
   hello?: number | undefined;
   /** Longest wait for `ready` after hello. @default 3000 */
   ready?: number | undefined;
-  /** An extension that sends no frame for this long after hello is auto-readied (legacy SDKs never send `ready`). @default 250 */
+  /**
+   * An extension that sends frames after hello and then none for this long is auto-readied (legacy
+   * SDKs never send `ready`). One that sends nothing after hello waits for the `ready` grace. @default 250
+   */
   readyIdle?: number | undefined;
   /** `command_invoked` -> `command_response`. @default 30000 */
   command?: number | undefined;

@@ -25,8 +25,8 @@ function writeManifest(dir: string, manifest: Record<string, unknown>): string {
 }
 
 describe('start() with a mix of readiness behaviours', () => {
-  const names = ['legacy', 'trickle-ready', 'slow-hello', 'kitchen', 'weather'];
-  const dirs = [fixture('faults/legacy'), fixture('faults/trickle-ready'), fixture('faults/slow-hello'), fixture('extensions/kitchen'), fixture('extensions/weather')];
+  const names = ['legacy', 'trickle-ready', 'slow-hello', 'kitchen', 'weather', 'slow-register'];
+  const dirs = [fixture('faults/legacy'), fixture('faults/trickle-ready'), fixture('faults/slow-hello'), fixture('extensions/kitchen'), fixture('extensions/weather'), fixture('faults/slow-register')];
   let host: ExtensionHost;
   let report: StartReport;
   const states: { name: string; state: ExtensionState; previous: ExtensionState | undefined }[] = [];
@@ -46,6 +46,7 @@ describe('start() with a mix of readiness behaviours', () => {
       'slow-hello': 'ready',
       kitchen: 'ready',
       weather: 'ready',
+      'slow-register': 'ready', // silent for 400 ms after hello, yet not auto-readied
     });
     for (const loaded of report.loaded) {
       expect(loaded.source).toBe('explicit');
@@ -73,6 +74,16 @@ describe('start() with a mix of readiness behaviours', () => {
     // legacy registered before hello_ack: that registration counts.
     const outcome = await host.runCommand('/legacy');
     expect(outcome).toMatchObject({ handled: true, extension: 'legacy', action: 'display', text: 'legacy ok' });
+  });
+
+  it('does not auto-ready an extension that is silent after hello (still reading hello_ack)', async () => {
+    expect(loadedOf(report, 'slow-register').readyVia).toBe('ready');
+    expect(await host.runCommand('/slow-register')).toMatchObject({ handled: true, text: 'slow but sure' });
+  });
+
+  it('readies an extension that says hello and nothing else at the ready grace', async () => {
+    const { report: deaf } = await kit.start({ explicit: [fixture('faults/deaf')], timeouts: { ready: 300, shutdown: 100 } });
+    expect(loadedOf(deaf, 'deaf').readyVia).toBe('grace');
   });
 
   it('emits starting -> ready for every extension', () => {
