@@ -110,7 +110,12 @@ const gc = (globalThis as { gc?: () => void }).gc;
 /** True when the runner was started with --expose-gc. */
 export const hasGc = typeof gc === 'function';
 
-/** Collects garbage (when exposed) so one measurement does not pay for the previous one's. */
+/**
+ * Collects garbage (when exposed) so one measurement does not pay for the previous one's. A forced
+ * full GC also throws away optimized code that embedded object shapes which died with the garbage
+ * (V8 logs "deoptimization, reason: weak objects"), so warm the code path up again after it and
+ * before timing, or the first few hundred calls measure re-optimization instead of the steady state.
+ */
 export function collect(): void {
   if (gc !== undefined) {
     gc();

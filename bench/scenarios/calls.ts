@@ -87,14 +87,19 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       });
     }
 
-    /** One block per run and session, alternating the order. */
-    const rounds = async (label: string, measure: (session: Session, impl: Impl) => Promise<void>) => {
+    /** One block per run and session, alternating the order; `rewarm` runs after the GC, untimed. */
+    const rounds = async (
+      label: string,
+      rewarm: (session: Session) => Promise<unknown>,
+      measure: (session: Session, impl: Impl) => Promise<void>,
+    ) => {
       for (let run = 0; run < ctx.runs; run++) {
         for (const impl of order(run)) {
           const session = sessions.get(impl);
           if (session === undefined) continue;
           await guarded(ctx, label, impl, disabled, async () => {
             collect();
+            await rewarm(session);
             await measure(session, impl);
           });
         }
@@ -106,7 +111,7 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('rtt')) {
       const p50 = emptyValues();
       const p99 = emptyValues();
-      await rounds('small round trip', async (session, impl) => {
+      await rounds('small round trip', (session) => sequential(session, 300, SMALL, SMALL_TEXT.length), async (session, impl) => {
         const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
         p50[impl].push(percentile(samples, 50) / 1e3);
         p99[impl].push(percentile(samples, 99) / 1e3);
@@ -126,7 +131,7 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('pipelined')) {
       const rate = emptyValues();
       const cpu = emptyValues();
-      await rounds('pipelined', async (session, impl) => {
+      await rounds('pipelined', (session) => pipeline(session, 3000, sizes.inFlight), async (session, impl) => {
         const cpu0 = cpuTimeNs();
         const t0 = nowNs();
         await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
@@ -157,10 +162,10 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('large')) {
       const big64 = emptyValues();
       const big1m = emptyValues();
-      await rounds('64 KiB result', async (session, impl) => {
+      await rounds('64 KiB result', (session) => sequential(session, 20, { size: KIB64 }, KIB64), async (session, impl) => {
         big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
       });
-      await rounds('1 MiB result', async (session, impl) => {
+      await rounds('1 MiB result', (session) => sequential(session, 3, { size: MIB1 }, MIB1), async (session, impl) => {
         big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
       });
       rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });

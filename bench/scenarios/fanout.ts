@@ -12,11 +12,12 @@ import { percentile } from '../stats.js';
 const IMPLS: readonly Impl[] = ['raw', 'host'];
 
 async function timeEmits(count: number, emit: (step: number) => void): Promise<number[]> {
-  for (let i = 0; i < 30; i++) {
+  collect();
+  // Warm up after the GC (see collect()).
+  for (let i = 0; i < 100; i++) {
     emit(i);
     await turn();
   }
-  collect();
   const samples = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     const t = nowNs();

@@ -12,10 +12,10 @@ import { percentile } from '../stats.js';
 const ARGS = { command: 'ls -la' };
 const IMPLS: readonly Impl[] = ['raw', 'host'];
 
-/** p50 in us of `count` chains, after a short warm-up. */
+/** p50 in us of `count` chains, after a GC and a warm-up (in that order, see collect()). */
 async function timeChains(count: number, once: (i: number) => Promise<void>): Promise<number> {
-  for (let i = 0; i < 30; i++) await once(i);
   collect();
+  for (let i = 0; i < 100; i++) await once(i);
   const samples = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     const t = nowNs();

@@ -4,6 +4,7 @@ import { doctor } from './commands/doctor.js';
 import { install } from './commands/install.js';
 import { list } from './commands/list.js';
 import { logs } from './commands/logs.js';
+import { create } from './commands/new.js';
 import { disable, enable, remove } from './commands/manage.js';
 import { run } from './commands/run.js';
 import { createContext, type Command } from './context.js';
@@ -11,7 +12,7 @@ import { CliError, CliErrorCode, ExitCode } from './errors.js';
 import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
 
-const COMMANDS: readonly Command[] = [list, doctor, install, remove, enable, disable, logs, run];
+const COMMANDS: readonly Command[] = [list, doctor, install, remove, enable, disable, logs, run, create];
 
 /**
  * The `zot-ext` command line. Returns the exit code: 0 ok, 1 an extension or the command failed,

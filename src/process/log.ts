@@ -1,6 +1,8 @@
 import { appendFile, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
+const ERROR_LINE = /\b[A-Za-z]*Error\b|^Traceback|^panic:|^error:/;
+
 /** A file-name-safe form of an extension name: never contains a separator or `..`. */
 export function safeLogName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
@@ -51,16 +53,20 @@ export class ExtensionLog {
     return this.chain;
   }
 
-  /** The last `count` non-empty stderr lines of this run (host lines excluded). */
+  /**
+   * The last `count` non-empty stderr lines of this run (host lines excluded). When the first line
+   * that looks like an error (`Error:`, `Traceback`, `panic:`) is further up, it leads the list:
+   * stack traces end with frames, not with what went wrong.
+   */
   async tail(count = 5): Promise<string[]> {
     await this.chain;
     try {
       const text = (await readFile(this.path)).subarray(this.startOffset).toString('utf8');
-      return text
-        .split('\n')
-        .filter((line) => line.trim().length > 0 && !line.startsWith('[host] '))
-        .slice(-count)
-        .map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line));
+      const lines = text.split('\n').filter((line) => line.trim().length > 0 && !line.startsWith('[host] '));
+      const last = lines.slice(-count);
+      const first = lines.findIndex((line) => ERROR_LINE.test(line));
+      if (first !== -1 && first < lines.length - count) last.splice(0, 1, lines[first]!);
+      return last.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line));
     } catch {
       return [];
     }

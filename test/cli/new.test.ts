@@ -1,0 +1,47 @@
+// `zot-ext new <name>`: a runnable TypeScript extension from the SDK template.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/fixtures.js';
+import { killRunningClis, runCli } from './cli.js';
+
+// Under the repository, so the generated extension finds zod and tsx in its node_modules.
+mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+const work = mkdtempSync(path.join(ROOT, '.tmp', 'cli-new-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterEach(() => killRunningClis());
+
+describe('new', { timeout: 30_000 }, () => {
+  it('creates a runnable extension named after the argument, importing the package', async () => {
+    const r = await runCli(['new', 'hello-world', '--cwd', work]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`created ${path.join(work, 'hello-world')}: extension.json, extension.test.ts, extension.ts, main.ts, package.json`);
+    const dir = path.join(work, 'hello-world');
+    expect(JSON.parse(readFileSync(path.join(dir, 'extension.json'), 'utf8'))).toMatchObject({ name: 'hello-world', exec: 'node' });
+    const source = readFileSync(path.join(dir, 'extension.ts'), 'utf8');
+    expect(source).toContain("from 'zot-extension-host/sdk'");
+    expect(source).toContain("ext.command('hello-world'");
+    expect(source).not.toContain('my-extension');
+    expect(readFileSync(path.join(dir, 'extension.test.ts'), 'utf8')).toContain("from 'zot-extension-host/testing'");
+
+    // As an installed package would be: node_modules/zot-extension-host -> this repository.
+    mkdirSync(path.join(dir, 'node_modules'));
+    symlinkSync(ROOT, path.join(dir, 'node_modules', 'zot-extension-host'), 'dir');
+    const home = path.join(work, 'home');
+    const run = await runCli(['run', dir, '--home', home, '--cwd', work], { input: '/hello-world zot\n!shout {"text":"hi"}\n' });
+    expect(run.stdout).toContain('[hello-world] display: hello, zot');
+    expect(run.stdout).toContain('HI');
+    expect(run.code).toBe(0);
+  });
+
+  it('refuses unsafe names and directories that are not empty', async () => {
+    const bad = await runCli(['new', '../escape', '--cwd', work]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/name/);
+    mkdirSync(path.join(work, 'taken'));
+    writeFileSync(path.join(work, 'taken', 'file.txt'), 'x');
+    const taken = await runCli(['new', 'taken', '--cwd', work]);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toContain('is not empty');
+  });
+});
