@@ -80,8 +80,9 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
         const session = await open(impl, ctx);
         if (session === undefined) return;
         sessions.set(impl, session);
-        // Warm-up: JIT on both sides, buffers grown.
-        await sequential(session, 300, SMALL, SMALL_TEXT.length);
+        // Warm-up: JIT on both sides (Node's stream internals included), buffers grown. Small round
+        // trips keep getting faster for ~2,000 calls here (fewer leave the first timed blocks ramping).
+        await sequential(session, 2000, SMALL, SMALL_TEXT.length);
         await pipeline(session, 3000, sizes.inFlight);
         await sequential(session, 3, { size: MIB1 }, MIB1);
       });
@@ -111,7 +112,7 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('rtt')) {
       const p50 = emptyValues();
       const p99 = emptyValues();
-      await rounds('small round trip', (session) => sequential(session, 300, SMALL, SMALL_TEXT.length), async (session, impl) => {
+      await rounds('small round trip', (session) => sequential(session, 500, SMALL, SMALL_TEXT.length), async (session, impl) => {
         const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
         p50[impl].push(percentile(samples, 50) / 1e3);
         p99[impl].push(percentile(samples, 99) / 1e3);
