@@ -1,10 +1,11 @@
 // Runs the zot-ext CLI as a real process: dist/cli.js when it is built and newer than every source
 // file, else src/cli/bin.ts through the tsx loader.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../helpers/fixtures.js';
+import { afterEach, beforeEach } from 'vitest';
+import { copyFixture, ROOT, tempDir, type ManifestEdit } from '../helpers/fixtures.js';
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -118,4 +119,60 @@ export async function killRunningClis(): Promise<void> {
   const left = [...running];
   for (const p of left) p.signal('SIGKILL');
   await Promise.all(left.map((p) => p.exited));
+}
+
+/** A CLI test's temp tree, fresh for every test (see useCliSandbox). */
+export interface CliSandbox {
+  /** The temp directory. */
+  readonly dir: string;
+  /** `<dir>/home`, the `--home` (not created). */
+  readonly home: string;
+  /** `<dir>/project`, the `--cwd` (created). */
+  readonly project: string;
+  /** Runs the CLI to completion with `--home <home> --cwd <project>` after `args`. */
+  cli(...args: string[]): Promise<CliResult>;
+  /** `<home>/extensions/<name>`. */
+  globalDir(name: string): string;
+  /** `<project>/.zot/extensions/<name>`. */
+  projectDir(name: string): string;
+  /** A fresh copy of a fixture extension under `<dir>/src`, optionally with a different manifest. */
+  source(fixtureName: string, edit?: ManifestEdit): string;
+}
+
+/**
+ * Gives every test of the file a fresh sandbox (beforeEach); after each test, kills the CLI processes
+ * it left running and removes the temp directory.
+ */
+export function useCliSandbox(prefix: string): CliSandbox {
+  let tmp: { dir: string; cleanup: () => void } | undefined;
+  let copies = 0;
+  const dir = (): string => {
+    if (tmp === undefined) throw new Error('the CLI sandbox exists only while a test runs');
+    return tmp.dir;
+  };
+  beforeEach(() => {
+    tmp = tempDir(prefix);
+    mkdirSync(path.join(tmp.dir, 'project'), { recursive: true });
+  });
+  afterEach(async () => {
+    await killRunningClis();
+    tmp?.cleanup();
+    tmp = undefined;
+  });
+  const sandbox: CliSandbox = {
+    get dir() {
+      return dir();
+    },
+    get home() {
+      return path.join(dir(), 'home');
+    },
+    get project() {
+      return path.join(dir(), 'project');
+    },
+    cli: (...args) => runCli([...args, '--home', sandbox.home, '--cwd', sandbox.project]),
+    globalDir: (name) => path.join(sandbox.home, 'extensions', name),
+    projectDir: (name) => path.join(sandbox.project, '.zot', 'extensions', name),
+    source: (fixtureName, edit) => copyFixture(fixtureName, path.join(dir(), 'src', `${path.basename(fixtureName)}-${++copies}`), edit),
+  };
+  return sandbox;
 }

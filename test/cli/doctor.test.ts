@@ -1,47 +1,28 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers/fixtures.js';
-import { killRunningClis, runCli } from './cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { copyFixture, fixture } from '../helpers/fixtures.js';
+import { runCli, useCliSandbox } from './cli.js';
 
-let tmp: { dir: string; cleanup: () => void };
-let home: string;
-let project: string;
+const sandbox = useCliSandbox('zot-cli-doctor-');
+const { globalDir } = sandbox;
+const logOf = (name: string) => path.join(sandbox.home, 'logs', `ext-${name}.log`);
 
 beforeEach(() => {
-  tmp = tempDir('zot-cli-doctor-');
-  home = path.join(tmp.dir, 'home');
-  project = path.join(tmp.dir, 'project');
-  mkdirSync(path.join(home, 'extensions'), { recursive: true });
-  mkdirSync(project, { recursive: true });
+  mkdirSync(path.join(sandbox.home, 'extensions'), { recursive: true });
 });
-
-afterEach(async () => {
-  await killRunningClis();
-  tmp.cleanup();
-});
-
-const globalDir = (name: string) => path.join(home, 'extensions', name);
-const logOf = (name: string) => path.join(home, 'logs', `ext-${name}.log`);
-
-function copy(from: string, to: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): void {
-  cpSync(fixture(from), to, { recursive: true });
-  if (manifest === undefined) return;
-  const file = path.join(to, 'extension.json');
-  writeFileSync(file, JSON.stringify(manifest(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
-}
 
 /** Good, faulty, disabled, shadowed, invalid and conflicting extensions in one tree. */
 function brokenTree(): void {
-  copy('extensions/weather', globalDir('weather'));
-  copy('extensions/weather', path.join(project, '.zot', 'extensions', 'weather'));
-  copy('faults/crash-before-hello', globalDir('crash-before-hello'));
-  copy('faults/not-hello', globalDir('not-hello'));
-  copy('faults/legacy', globalDir('legacy'));
-  copy('extensions/todo', globalDir('todo'), (m) => ({ ...m, enabled: false }));
-  copy('extensions/hello-sh', globalDir('hello-sh'));
+  copyFixture('extensions/weather', globalDir('weather'));
+  copyFixture('extensions/weather', path.join(sandbox.project, '.zot', 'extensions', 'weather'));
+  copyFixture('faults/crash-before-hello', globalDir('crash-before-hello'));
+  copyFixture('faults/not-hello', globalDir('not-hello'));
+  copyFixture('faults/legacy', globalDir('legacy'));
+  copyFixture('extensions/todo', globalDir('todo'), (m) => ({ ...m, enabled: false }));
+  copyFixture('extensions/hello-sh', globalDir('hello-sh'));
   // Says hello as "hello-sh" and registers /hello-sh again: a name warning and a conflict.
-  copy('extensions/hello-sh', globalDir('hello-sh-2'), (m) => ({ ...m, name: 'hello-sh-2' }));
+  copyFixture('extensions/hello-sh', globalDir('hello-sh-2'), (m) => ({ ...m, name: 'hello-sh-2' }));
   mkdirSync(globalDir('broken'));
   writeFileSync(path.join(globalDir('broken'), 'extension.json'), '{"name": "broken", "exec": }');
   mkdirSync(globalDir('no-exec'));
@@ -51,7 +32,7 @@ function brokenTree(): void {
 describe('doctor', { timeout: 30_000 }, () => {
   it('reports every kind of problem, stops everything and exits 1', async () => {
     brokenTree();
-    const r = await runCli(['doctor', '--home', home, '--cwd', project]);
+    const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(r.code).toBe(1);
     const out = r.stdout;
     expect(out).toMatch(/^✓ weather 1\.0\.0 \(project\) ready in \d+ ms$/m);
@@ -75,7 +56,7 @@ describe('doctor', { timeout: 30_000 }, () => {
 
   it('--json carries the same report for machines', async () => {
     brokenTree();
-    const r = await runCli(['doctor', '--json', '--home', home, '--cwd', project]);
+    const r = await runCli(['doctor', '--json', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as {
       ok: boolean;
@@ -103,12 +84,12 @@ describe('doctor', { timeout: 30_000 }, () => {
   });
 
   it('exits 0 when every extension loads; paths load first with --no-discover', async () => {
-    copy('extensions/weather', globalDir('weather'));
-    const ok = await runCli(['doctor', '--home', home, '--cwd', project]);
+    copyFixture('extensions/weather', globalDir('weather'));
+    const ok = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^1 ready \(\d+ ms\)$/m);
 
-    const explicit = await runCli(['doctor', fixture('extensions/hello-sh'), '--no-discover', '--home', home, '--cwd', project]);
+    const explicit = await runCli(['doctor', fixture('extensions/hello-sh'), '--no-discover', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(explicit.code).toBe(0);
     expect(explicit.stdout).toMatch(/^✓ hello-sh 1\.0\.0 \(explicit\) ready in \d+ ms$/m);
     expect(explicit.stdout).not.toContain('weather');

@@ -1,29 +1,16 @@
 // install and command-line usage, run as real processes against temp homes.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { fixture, tempDir } from '../helpers/fixtures.js';
-import { killRunningClis, runCli } from './cli.js';
+import { fixture, readJson } from '../helpers/fixtures.js';
+import { runCli, useCliSandbox } from './cli.js';
 
-let tmp: { dir: string; cleanup: () => void };
-let home: string;
-let project: string;
-
-beforeEach(() => {
-  tmp = tempDir('zot-cli-');
-  home = path.join(tmp.dir, 'home');
-  project = path.join(tmp.dir, 'project');
-  mkdirSync(project, { recursive: true });
-});
-
-afterEach(async () => {
-  await killRunningClis();
-  tmp.cleanup();
-});
+const sandbox = useCliSandbox('zot-cli-');
+const { cli, globalDir, projectDir, source } = sandbox;
 
 /** main() in this process, with captured output. */
 async function inProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -33,31 +20,16 @@ async function inProcess(argv: string[]): Promise<{ code: number; stdout: string
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), env: {}, cwd: tmp.dir });
+  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), env: {}, cwd: sandbox.dir });
   return { code, stdout: out, stderr: err };
 }
 
-const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', project]);
-const globalDir = (name: string) => path.join(home, 'extensions', name);
-const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
 const leftovers = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.')) : []);
 
-/** A copy of a fixture extension in the temp dir, optionally with a different manifest. */
-function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): string {
-  const dir = path.join(tmp.dir, 'src', `${path.basename(fixtureName)}-${Math.random().toString(36).slice(2, 8)}`);
-  cpSync(fixture(fixtureName), dir, { recursive: true });
-  if (manifest !== undefined) {
-    const file = path.join(dir, 'extension.json');
-    writeFileSync(file, JSON.stringify(manifest(readJson(file) as Record<string, unknown>), null, 2));
-  }
-  return dir;
-}
-
 function gitRepo(from: string): string {
-  const repo = path.join(tmp.dir, 'repo');
+  const repo = path.join(sandbox.dir, 'repo');
   cpSync(from, repo, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir } });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: sandbox.dir } });
   git('init', '-q');
   git('add', '-A');
   git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'init');
@@ -73,7 +45,7 @@ describe('install', { timeout: 30_000 }, () => {
     expect(r.stdout).toBe(`installed weather 1.0.0 (global) at ${globalDir('weather')}\n`);
     expect(readJson(path.join(globalDir('weather'), 'extension.json'))).toEqual(readJson(path.join(src, 'extension.json')));
     expect(statSync(path.join(globalDir('weather'), 'weather.py')).mode & 0o111).not.toBe(0);
-    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+    expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
   });
 
   it('names the target by the manifest, not the source directory', async () => {
@@ -100,23 +72,23 @@ describe('install', { timeout: 30_000 }, () => {
     expect(statSync(path.join(globalDir('hello-sh'), 'hello.sh')).mode & 0o111).not.toBe(0);
     const log = execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: globalDir('hello-sh') }).toString().trim();
     expect(log).toBe('1');
-    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+    expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
   });
 
   it('rolls back when the result has no extension.json (path and git)', async () => {
-    const empty = path.join(tmp.dir, 'not-an-extension');
+    const empty = path.join(sandbox.dir, 'not-an-extension');
     mkdirSync(empty);
     writeFileSync(path.join(empty, 'README'), 'hi');
     const r = await cli('install', empty);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`zot-ext: error: ${empty} is not a valid extension: it has no extension.json at its top level; nothing was installed\n`);
-    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+    expect(readdirSync(path.join(sandbox.home, 'extensions'))).toEqual([]);
 
     const repo = gitRepo(empty);
     const g = await cli('install', pathToFileURL(repo).href);
     expect(g.code).toBe(1);
     expect(g.stderr).toContain('nothing was installed');
-    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+    expect(readdirSync(path.join(sandbox.home, 'extensions'))).toEqual([]);
   });
 
   it('rolls back when extension.json is invalid, naming line and column', async () => {
@@ -126,7 +98,7 @@ describe('install', { timeout: 30_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('extension.json:3:11: invalid JSON');
     expect(r.stderr).not.toContain('.install-');
-    expect(readdirSync(path.join(home, 'extensions'))).toEqual([]);
+    expect(readdirSync(path.join(sandbox.home, 'extensions'))).toEqual([]);
   });
 
   it('refuses to overwrite an installed extension without --force, and replaces it with --force', async () => {
@@ -136,13 +108,13 @@ describe('install', { timeout: 30_000 }, () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(`zot-ext: error: "weather" is already installed at ${globalDir('weather')}; add --force to replace it, or run zot-ext remove weather first\n`);
     expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('1.0.0');
-    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+    expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
 
     const forced = await cli('install', v2, '--force');
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('installed weather 2.0.0');
     expect((readJson(path.join(globalDir('weather'), 'extension.json')) as { version: string }).version).toBe('2.0.0');
-    expect(leftovers(path.join(home, 'extensions'))).toEqual([]);
+    expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
   });
 
   it('recreates symlinks inside the tree and skips those that leave it', async () => {
@@ -150,7 +122,7 @@ describe('install', { timeout: 30_000 }, () => {
     mkdirSync(path.join(src, 'sub'));
     symlinkSync('../weather.py', path.join(src, 'sub', 'inner'));
     symlinkSync(path.join(src, 'weather.py'), path.join(src, 'absolute-inside'));
-    const secret = path.join(tmp.dir, 'secret.txt');
+    const secret = path.join(sandbox.dir, 'secret.txt');
     writeFileSync(secret, 'secret');
     symlinkSync(secret, path.join(src, 'outer'));
     const r = await cli('install', src);
@@ -162,7 +134,7 @@ describe('install', { timeout: 30_000 }, () => {
   });
 
   it('reports a missing source and an unsupported URL', async () => {
-    const missing = await cli('install', path.join(tmp.dir, 'nope'));
+    const missing = await cli('install', path.join(sandbox.dir, 'nope'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('does not exist');
     const url = await cli('install', 'ftp://example.com/x');
@@ -205,7 +177,7 @@ describe('usage', { timeout: 30_000 }, () => {
 
   it('shows a stack only with --debug', async () => {
     // A log "file" that is a directory: an unexpected error, not a CliError.
-    mkdirSync(path.join(home, 'logs', 'ext-odd.log'), { recursive: true });
+    mkdirSync(path.join(sandbox.home, 'logs', 'ext-odd.log'), { recursive: true });
     const r = await cli('logs', 'odd');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^zot-ext: error: EISDIR.* \(run with --debug for details\)\n$/);

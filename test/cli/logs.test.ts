@@ -1,49 +1,40 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/fixtures.js';
-import { CliProcess, killRunningClis, runCli } from './cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CliProcess, runCli, useCliSandbox } from './cli.js';
 
-let tmp: { dir: string; cleanup: () => void };
-let home: string;
+const sandbox = useCliSandbox('zot-cli-logs-');
 let logFile: string;
 
 beforeEach(() => {
-  tmp = tempDir('zot-cli-logs-');
-  home = path.join(tmp.dir, 'home');
-  logFile = path.join(home, 'logs', 'ext-weather.log');
+  logFile = path.join(sandbox.home, 'logs', 'ext-weather.log');
   mkdirSync(path.dirname(logFile), { recursive: true });
-});
-
-afterEach(async () => {
-  await killRunningClis();
-  tmp.cleanup();
 });
 
 describe('logs', { timeout: 30_000 }, () => {
   it("prints the extension's log, or only its last lines with -n", async () => {
     writeFileSync(logFile, '--- start ---\none\ntwo\nthree\n');
-    const all = await runCli(['logs', 'weather', '--home', home]);
+    const all = await runCli(['logs', 'weather', '--home', sandbox.home]);
     expect(all.code).toBe(0);
     expect(all.stdout).toBe('--- start ---\none\ntwo\nthree\n');
-    const last = await runCli(['logs', 'weather', '-n', '2', '--home', home]);
+    const last = await runCli(['logs', 'weather', '-n', '2', '--home', sandbox.home]);
     expect(last.stdout).toBe('two\nthree\n');
   });
 
   it('fails with a hint when there is no log, and refuses unsafe names', async () => {
-    const missing = await runCli(['logs', 'nothing', '--home', home]);
+    const missing = await runCli(['logs', 'nothing', '--home', sandbox.home]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
-      `zot-ext: error: no log for "nothing" at ${path.join(home, 'logs', 'ext-nothing.log')}; it is written when the extension starts (try zot-ext doctor)\n`,
+      `zot-ext: error: no log for "nothing" at ${path.join(sandbox.home, 'logs', 'ext-nothing.log')}; it is written when the extension starts (try zot-ext doctor)\n`,
     );
-    const unsafe = await runCli(['logs', '../etc/passwd', '--home', home]);
+    const unsafe = await runCli(['logs', '../etc/passwd', '--home', sandbox.home]);
     expect(unsafe.code).toBe(2);
     expect(unsafe.stderr).toContain('path separator');
   });
 
   it('-f follows appends, truncation and a file that appears later, until it is stopped', async () => {
     writeFileSync(logFile, 'old line\n');
-    const follow = new CliProcess(['logs', 'weather', '-f', '--home', home]);
+    const follow = new CliProcess(['logs', 'weather', '-f', '--home', sandbox.home]);
     await follow.waitFor('old line\n');
     appendFileSync(logFile, 'new line\n');
     await follow.waitFor('old line\nnew line\n');
@@ -53,8 +44,8 @@ describe('logs', { timeout: 30_000 }, () => {
     const result = await follow.exited;
     expect(result.code).toBe(0);
 
-    const later = path.join(home, 'logs', 'ext-later.log');
-    const waiting = new CliProcess(['logs', 'later', '--follow', '--home', home]);
+    const later = path.join(sandbox.home, 'logs', 'ext-later.log');
+    const waiting = new CliProcess(['logs', 'later', '--follow', '--home', sandbox.home]);
     await waiting.waitFor(`waiting for ${later}`, 'stderr');
     writeFileSync(later, 'hello later\n');
     await waiting.waitFor('hello later\n');

@@ -1,41 +1,12 @@
 // remove / enable / disable / list, run as real processes against temp homes.
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers/fixtures.js';
-import { killRunningClis, runCli } from './cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { copyFixture, readJson } from '../helpers/fixtures.js';
+import { runCli, useCliSandbox } from './cli.js';
 
-let tmp: { dir: string; cleanup: () => void };
-let home: string;
-let project: string;
-
-beforeEach(() => {
-  tmp = tempDir('zot-cli-');
-  home = path.join(tmp.dir, 'home');
-  project = path.join(tmp.dir, 'project');
-  mkdirSync(project, { recursive: true });
-});
-
-afterEach(async () => {
-  await killRunningClis();
-  tmp.cleanup();
-});
-
-const cli = (...args: string[]) => runCli([...args, '--home', home, '--cwd', project]);
-const globalDir = (name: string) => path.join(home, 'extensions', name);
-const projectDir = (name: string) => path.join(project, '.zot', 'extensions', name);
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
-
-/** A copy of a fixture extension in the temp dir, optionally with a different manifest. */
-function source(fixtureName: string, manifest?: (m: Record<string, unknown>) => Record<string, unknown>): string {
-  const dir = path.join(tmp.dir, 'src', `${path.basename(fixtureName)}-${Math.random().toString(36).slice(2, 8)}`);
-  cpSync(fixture(fixtureName), dir, { recursive: true });
-  if (manifest !== undefined) {
-    const file = path.join(dir, 'extension.json');
-    writeFileSync(file, JSON.stringify(manifest(readJson(file) as Record<string, unknown>), null, 2));
-  }
-  return dir;
-}
+const sandbox = useCliSandbox('zot-cli-');
+const { cli, globalDir, projectDir, source } = sandbox;
 
 describe('remove, enable, disable', { timeout: 30_000 }, () => {
   beforeEach(async () => {
@@ -145,7 +116,7 @@ describe('list', { timeout: 30_000 }, () => {
     const json = await cli('list', '--json');
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as { home: string; extensions: Record<string, unknown>[] };
-    expect(parsed.home).toBe(home);
+    expect(parsed.home).toBe(sandbox.home);
     expect(parsed.extensions.map((e) => [e.name, e.version, e.scope, e.state])).toEqual([
       ['weather', '1.0.0', 'project', 'enabled'],
       ['hello-sh', '1.0.0', 'global', 'disabled'],
@@ -166,13 +137,13 @@ describe('list', { timeout: 30_000 }, () => {
   it('says where it looked when nothing is installed', async () => {
     const r = await cli('list');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`no extensions installed (project: ${path.join(project, '.zot', 'extensions')}, global: ${path.join(home, 'extensions')})\n`);
+    expect(r.stdout).toBe(`no extensions installed (project: ${path.join(sandbox.project, '.zot', 'extensions')}, global: ${path.join(sandbox.home, 'extensions')})\n`);
   });
 
   it('honours --app for the project directory', async () => {
-    mkdirSync(path.join(project, '.myagent', 'extensions'), { recursive: true });
-    cpSync(fixture('extensions/weather'), path.join(project, '.myagent', 'extensions', 'weather'), { recursive: true });
-    const r = await runCli(['list', '--json', '--app', 'myagent', '--cwd', project, '--home', home]);
+    mkdirSync(path.join(sandbox.project, '.myagent', 'extensions'), { recursive: true });
+    copyFixture('extensions/weather', path.join(sandbox.project, '.myagent', 'extensions', 'weather'));
+    const r = await runCli(['list', '--json', '--app', 'myagent', '--cwd', sandbox.project, '--home', sandbox.home]);
     expect((JSON.parse(r.stdout) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['weather']);
   });
 });

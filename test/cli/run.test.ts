@@ -1,29 +1,13 @@
 // `zot-ext run` driven through piped stdin, against real fixture extensions.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, tempDir } from '../helpers/fixtures.js';
-import { CliProcess, killRunningClis, runCli } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { fixture } from '../helpers/fixtures.js';
+import { CliProcess, runCli, useCliSandbox } from './cli.js';
 
-let tmp: { dir: string; cleanup: () => void };
-let home: string;
-let project: string;
-
-beforeEach(() => {
-  tmp = tempDir('zot-cli-run-');
-  home = path.join(tmp.dir, 'home');
-  project = path.join(tmp.dir, 'project');
-  mkdirSync(project, { recursive: true });
-});
-
-afterEach(async () => {
-  await killRunningClis();
-  tmp.cleanup();
-});
+const sandbox = useCliSandbox('zot-cli-run-');
 
 const ext = (name: string) => fixture(`extensions/${name}`);
 const script = (...lines: string[]) => `${lines.join('\n')}\n`;
-const run = (paths: string[], input: string) => runCli(['run', ...paths, '--home', home, '--cwd', project], { input });
+const run = (paths: string[], input: string) => runCli(['run', ...paths, '--home', sandbox.home, '--cwd', sandbox.project], { input });
 
 describe('run (piped)', { timeout: 30_000 }, () => {
   it('runs commands and tools and shows what the agent would do', async () => {
@@ -131,7 +115,7 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(failing.stderr).toMatch(/^failed crash-before-hello: crash-before-hello exited with code 3 before sending hello\./m);
     expect(failing.stdout).toContain('[hello-sh] display: hello from sh\n');
 
-    const install = await runCli(['install', ext('hello-sh'), '--home', home, '--cwd', project]);
+    const install = await sandbox.cli('install', ext('hello-sh'));
     expect(install.code).toBe(0);
     const installed = await run([], script('/hello-sh'));
     expect(installed.stderr).toContain('loaded hello-sh 1.0.0 (global)');
@@ -144,7 +128,7 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(quit.stdout).toBe('');
     expect(quit.code).toBe(0);
 
-    const live = new CliProcess(['run', ext('weather'), ext('todo'), '--home', home, '--cwd', project]);
+    const live = new CliProcess(['run', ext('weather'), ext('todo'), '--home', sandbox.home, '--cwd', sandbox.project]);
     await live.waitFor('loaded todo', 'stderr');
     live.write('!weather {"city":"Lima"}\n');
     await live.waitFor('[weather] weather: Lima: 16°C, fog\n');

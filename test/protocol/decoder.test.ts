@@ -214,7 +214,8 @@ describe('LineDecoder', () => {
   });
 
   describe('a throwing sink', () => {
-    it('does not make the decoder replay the line', () => {
+    /** A decoder whose sink records every line and throws on `bad`. */
+    const failingOnBad = () => {
       const seen: string[] = [];
       const decoder = new LineDecoder(
         (line) => {
@@ -223,20 +224,18 @@ describe('LineDecoder', () => {
         },
         () => {},
       );
+      return { seen, decoder };
+    };
+
+    it('does not make the decoder replay the line', () => {
+      const { seen, decoder } = failingOnBad();
       expect(() => decoder.push(Buffer.from('bad\n'))).toThrow('sink failed');
       decoder.push(Buffer.from('good\n'));
       expect(seen).toEqual(['bad', 'good']);
     });
 
     it('does not replay a line assembled from several chunks', () => {
-      const seen: string[] = [];
-      const decoder = new LineDecoder(
-        (line) => {
-          seen.push(line);
-          if (line === 'bad') throw new Error('sink failed');
-        },
-        () => {},
-      );
+      const { seen, decoder } = failingOnBad();
       decoder.push(Buffer.from('b'));
       decoder.push(Buffer.from('a'));
       expect(() => decoder.push(Buffer.from('d\n'))).toThrow('sink failed');
