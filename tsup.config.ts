@@ -6,6 +6,7 @@ export default defineConfig([
       index: 'src/index.ts',
       sdk: 'src/sdk/index.ts',
       testing: 'src/testing/index.ts',
+      schemas: 'src/schemas/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

@@ -48,7 +48,9 @@ export { resolveHome, homeEnvVar } from './manifest/home.js';
 export type { ResolveHomeOptions } from './manifest/home.js';
 export { DiagnosticCode } from './manifest/diagnostics.js';
 export type { DiagnosticSeverity, DiscoveryDiagnostic } from './manifest/diagnostics.js';
-export { Manifest, MANIFEST_FILE, nameProblem } from './manifest/schema.js';
+export { MANIFEST_FILE, nameProblem } from './manifest/limits.js';
+// The Manifest schema itself is exported by zot-extension-host/schemas (it needs zod).
+export type { Manifest } from './manifest/schema.js';
 export type { SkillInfo } from './manifest/skills.js';
 
 // Interception
@@ -78,26 +80,22 @@ export type {
 } from './intercept/types.js';
 export type { PreparedSystemPrompt, PrepareSystemPromptOptions } from './intercept/system-prompt.js';
 
-// The wire protocol (for tools that speak it directly)
-export {
-  ExtensionFrame,
-  HostFrame,
-  EVENT_NAMES,
-  INTERCEPT_NAMES,
-  NOTIFY_LEVELS,
-  PANEL_KEYS,
-} from './protocol/frames.js';
+// The wire protocol (for tools that speak it directly). The zod schemas (ExtensionFrame, HostFrame)
+// and decodeExtensionFrame are exported by zot-extension-host/schemas: this entry does not load zod.
+export { EVENT_NAMES, INTERCEPT_NAMES, NOTIFY_LEVELS, PANEL_KEYS } from './protocol/names.js';
 export type {
   CommandAction,
   ContentBlock,
   EventName,
+  ExtensionFrame,
+  HostFrame,
   InterceptName,
   NotifyLevel,
   PanelKeyName,
 } from './protocol/frames.js';
 export { LineDecoder } from './protocol/decoder.js';
 export type { LineDecoderOptions } from './protocol/decoder.js';
-export { decodeExtensionFrame, encodeFrame } from './protocol/codec.js';
+export { encodeFrame } from './protocol/encode.js';
 export type { DecodedFrame, FrameProblem } from './protocol/codec.js';
 export { DEFAULT_MAX_FRAME_BYTES, MAX_SYSTEM_PROMPT_BYTES, PROTOCOL_VERSION } from './protocol/limits.js';
 

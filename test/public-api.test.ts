@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
+import * as schemas from '../src/schemas/index.js';
 import * as sdk from '../src/sdk/index.js';
 import * as testing from '../src/testing/index.js';
 import { ROOT } from './helpers/fixtures.js';
@@ -13,22 +14,18 @@ const ROOT_EXPORTS = [
   'DiagnosticCode',
   'EVENT_NAMES',
   'ErrorCode',
-  'ExtensionFrame',
   'ExtensionHost',
   'ExtensionHostError',
-  'HostFrame',
   'INTERCEPT_NAMES',
   'InterceptChain',
   'LineDecoder',
   'MANIFEST_FILE',
   'MAX_SYSTEM_PROMPT_BYTES',
-  'Manifest',
   'ManifestDiscovery',
   'NOTIFY_LEVELS',
   'PANEL_KEYS',
   'PROTOCOL_VERSION',
   'VERSION',
-  'decodeExtensionFrame',
   'encodeFrame',
   'homeEnvVar',
   'isExtensionHostError',
@@ -45,6 +42,7 @@ describe('public API', () => {
   it('the sdk and testing entries export only their own API', () => {
     expect(Object.keys(sdk).sort()).toEqual(['ExtensionSdkError', 'SdkErrorCode', 'defineExtension', 'display', 'image', 'insert', 'noop', 'openPanel', 'prompt', 'text', 'toolError']);
     expect(Object.keys(testing).sort()).toEqual(['TestHost', 'createTestHost']);
+    expect(Object.keys(schemas).sort()).toEqual(['ExtensionFrame', 'HostFrame', 'Manifest', 'decodeExtensionFrame']);
   });
 
   it('VERSION matches package.json', () => {
@@ -63,5 +61,7 @@ describe('public API', () => {
     expect(typeof cjsSdk.defineExtension).toBe('function');
     const cjsTesting = require(path.join(ROOT, 'dist/testing.cjs')) as Record<string, unknown>;
     expect(typeof cjsTesting.createTestHost).toBe('function');
+    const cjsSchemas = require(path.join(ROOT, 'dist/schemas.cjs')) as Record<string, unknown>;
+    expect(Object.keys(cjsSchemas).sort()).toEqual(['ExtensionFrame', 'HostFrame', 'Manifest', 'decodeExtensionFrame']);
   });
 });

@@ -25,6 +25,9 @@ const MIB1 = 1024 * 1024;
 
 export type CallScenario = 'rtt' | 'pipelined' | 'large';
 
+/** Small round trips per turn of a session (see the rtt block). */
+const RTT_CHUNK = 50;
+
 async function open(impl: Impl, ctx: BenchContext): Promise<Session | undefined> {
   if (impl === 'mcp') {
     const mcp = await McpEcho.connect();
@@ -88,10 +91,13 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       });
     }
 
-    /** One block per run and session, alternating the order; `rewarm` runs after the GC, untimed. */
+    /**
+     * One block per run and session, alternating the order. `rewarm` runs untimed before each block,
+     * after the GC when `gc` is set (see collect(): a forced GC deoptimizes, so re-warm after it).
+     */
     const rounds = async (
       label: string,
-      rewarm: (session: Session) => Promise<unknown>,
+      options: { gc: boolean; rewarm: (session: Session) => Promise<unknown> },
       measure: (session: Session, impl: Impl) => Promise<void>,
     ) => {
       for (let run = 0; run < ctx.runs; run++) {
@@ -99,8 +105,8 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
           const session = sessions.get(impl);
           if (session === undefined) continue;
           await guarded(ctx, label, impl, disabled, async () => {
-            collect();
-            await rewarm(session);
+            if (options.gc) collect();
+            await options.rewarm(session);
             await measure(session, impl);
           });
         }
@@ -112,11 +118,30 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('rtt')) {
       const p50 = emptyValues();
       const p99 = emptyValues();
-      await rounds('small round trip', (session) => sequential(session, 500, SMALL, SMALL_TEXT.length), async (session, impl) => {
-        const samples = await sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length);
-        p50[impl].push(percentile(samples, 50) / 1e3);
-        p99[impl].push(percentile(samples, 99) / 1e3);
-      });
+      // The sessions take turns every RTT_CHUNK calls within a run: whether a child wakes up on the
+      // parent's CPU (~30 us) or another one (~100 us) changes from one stretch of calls to the
+      // next, and whole-block alternation left that on one side. No forced GC: garbage left by the
+      // previous run does not move a p50, but a forced GC's deoptimizations do (see collect()).
+      for (let run = 0; run < ctx.runs; run++) {
+        const samples = new Map<Impl, number[]>();
+        const chunks = Math.ceil(sizes.rttCalls / RTT_CHUNK);
+        for (let chunk = 0; chunk < chunks; chunk++) {
+          for (const impl of order(run + chunk)) {
+            const session = sessions.get(impl);
+            if (session === undefined) continue;
+            await guarded(ctx, 'small round trip', impl, disabled, async () => {
+              const got = await sequential(session, RTT_CHUNK, SMALL, SMALL_TEXT.length);
+              samples.set(impl, [...(samples.get(impl) ?? []), ...got]);
+            });
+          }
+        }
+        for (const [impl, values] of samples) {
+          if (disabled.has(impl)) continue;
+          p50[impl].push(percentile(values, 50) / 1e3);
+          p99[impl].push(percentile(values, 99) / 1e3);
+        }
+        ctx.progress(`small round trip: run ${run + 1}/${ctx.runs}`);
+      }
       rows.push({
         scenario: 'small round trip',
         metric: 'p50',
@@ -132,7 +157,9 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('pipelined')) {
       const rate = emptyValues();
       const cpu = emptyValues();
-      await rounds('pipelined', (session) => pipeline(session, 3000, sizes.inFlight), async (session, impl) => {
+      // CPU per call must not include the previous block's garbage: GC, then re-warm.
+      const options = { gc: true, rewarm: (session: Session) => pipeline(session, 3000, sizes.inFlight) };
+      await rounds('pipelined', options, async (session, impl) => {
         const cpu0 = cpuTimeNs();
         const t0 = nowNs();
         await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
@@ -163,10 +190,10 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('large')) {
       const big64 = emptyValues();
       const big1m = emptyValues();
-      await rounds('64 KiB result', (session) => sequential(session, 20, { size: KIB64 }, KIB64), async (session, impl) => {
+      await rounds('64 KiB result', { gc: true, rewarm: (session) => sequential(session, 20, { size: KIB64 }, KIB64) }, async (session, impl) => {
         big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
       });
-      await rounds('1 MiB result', (session) => sequential(session, 3, { size: MIB1 }, MIB1), async (session, impl) => {
+      await rounds('1 MiB result', { gc: true, rewarm: (session) => sequential(session, 3, { size: MIB1 }, MIB1) }, async (session, impl) => {
         big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
       });
       rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });

@@ -3,7 +3,7 @@
  * same event_intercept to the same N children one after the other: N bare round trips. Both sides
  * stay up for all runs; the timed blocks alternate.
  */
-import { collect, guarded, nowNs, order, type BenchContext } from '../context.js';
+import { guarded, nowNs, order, type BenchContext } from '../context.js';
 import { startHost, type HostLike } from '../host.js';
 import { RawPeer } from '../raw.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
@@ -12,17 +12,31 @@ import { percentile } from '../stats.js';
 const ARGS = { command: 'ls -la' };
 const IMPLS: readonly Impl[] = ['raw', 'host'];
 
-/** p50 in us of `count` chains, after a GC and a warm-up (in that order, see collect()). */
-async function timeChains(count: number, once: (i: number) => Promise<void>): Promise<number> {
-  collect();
-  for (let i = 0; i < 100; i++) await once(i);
-  const samples = new Array<number>(count);
+/**
+ * p50 in us of `count` chains per implementation, the implementations taking turns chain by chain
+ * (A/B/A/B at the finest grain): with N children per side, how fast a child wakes up drifts with
+ * the scheduler's state, and block-wise alternation left that drift on one side. `warmup` untimed
+ * chains each first. No forced GC: garbage left by the previous run does not move a p50, but a
+ * forced GC's deoptimizations do (see collect()).
+ */
+async function timeChains(
+  count: number,
+  warmup: number,
+  run: number,
+  chains: ReadonlyArray<readonly [Impl, (i: number) => Promise<void>]>,
+): Promise<Map<Impl, number>> {
+  for (let i = 0; i < warmup; i++) for (const [, once] of chains) await once(i);
+  const samples = new Map(chains.map(([impl]) => [impl, new Array<number>(count)] as const));
   for (let i = 0; i < count; i++) {
-    const t = nowNs();
-    await once(i);
-    samples[i] = Number(nowNs() - t);
+    // Who goes first alternates too.
+    for (let k = 0; k < chains.length; k++) {
+      const [impl, once] = chains[(i + run + k) % chains.length]!;
+      const t = nowNs();
+      await once(i);
+      samples.get(impl)![i] = Number(nowNs() - t);
+    }
   }
-  return percentile(samples, 50) / 1e3;
+  return new Map([...samples].map(([impl, values]) => [impl, percentile(values, 50) / 1e3]));
 }
 
 export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
@@ -32,6 +46,8 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
     const values = emptyValues();
     const disabled = new Set<Impl>();
     const label = `intercept ${n}`;
+    // Round trips keep getting faster for ~2,000 of them (JIT, on both sides): warm up that many.
+    const warmup = Math.ceil(2000 / n);
     let peers: RawPeer[] = [];
     let host: HostLike | undefined;
     try {
@@ -60,12 +76,16 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
         mcp: undefined,
       };
       for (let run = 0; run < ctx.runs; run++) {
-        for (const impl of order(run, IMPLS)) {
+        const active = order(run, IMPLS).flatMap((impl) => {
           const chain = chains[impl];
-          if (chain === undefined) continue;
-          await guarded(ctx, label, impl, disabled, async () => {
-            values[impl].push(await timeChains(ctx.sizes.interceptCalls, chain));
-          });
+          return chain === undefined || disabled.has(impl) ? [] : [[impl, chain] as const];
+        });
+        try {
+          for (const [impl, p50] of await timeChains(ctx.sizes.interceptCalls, warmup, run, active)) values[impl].push(p50);
+        } catch (error) {
+          // Which side failed is unknown here: drop both, keep the runs aligned.
+          for (const [impl] of active) disabled.add(impl);
+          ctx.problems.push(`${label}: ${(error as Error).message}`);
         }
         ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
       }

@@ -4,20 +4,18 @@ import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import type { Interceptor } from '../intercept/types.js';
-import { ManifestDiscovery, resolveHome, type DiscoveryDiagnostic } from '../manifest/index.js';
+import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import { ManifestDiscovery } from '../manifest/discovery.js';
+import { resolveHome } from '../manifest/home.js';
 import type { ChildHandle } from '../process/child.js';
-import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type RequestOptions } from '../process/extension-process.js';
-import {
-  type CommandResponseFrame,
-  type ExtensionFrame,
-  EventFrame,
-  NOTIFY_LEVELS,
-  type NotifyLevel,
-  PANEL_KEYS,
-  encodeFrame,
-  describeIssues,
-} from '../protocol/index.js';
+import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type ResponseMapper } from '../process/extension-process.js';
+import { encodeFrame } from '../protocol/encode.js';
+import { eventProblem } from '../protocol/event-check.js';
+import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFrame } from '../protocol/frames.js';
+import { loadCodec } from '../protocol/load-codec.js';
+import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
 import { VERSION } from '../version.js';
+import { interceptAdapter } from './intercept-adapter.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
 import type {
@@ -101,6 +99,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly activated = new Set<string>();
   private readonly panels = new Map<string, LoadedExtension>();
   private readonly adapters = new Map<LoadedExtension, Interceptor>();
+  private readonly toolMappers = new WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>();
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
@@ -204,7 +203,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       discover: this.options.discover ?? true,
       env: this.options.env,
     });
-    const found = await discovery.discover();
+    // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
+    const [found] = await Promise.all([discovery.discover(), loadCodec()]);
     const skipped: StartReport['skipped'] = [];
     const toStart: { name: string; dir: string; source: ExtensionInfo['source']; exec?: string; args?: readonly string[]; memory?: InMemoryExtension }[] = [];
     for (const memory of this.options.inMemory ?? []) {
@@ -477,46 +477,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private adapterFor(ext: LoadedExtension): Interceptor {
-    const proc = ext.process;
-    const options = (signal: AbortSignal): RequestOptions => ({ timeoutMs: this.timeouts.intercept, signal });
-    const adapter: Interceptor = { name: ext.name };
-    if (ext.intercept.has('tool_call')) {
-      adapter.toolCall = async (input, ctx) => {
-        const r = await proc.request({ type: 'event_intercept', event: 'tool_call', tool_id: input.toolId, tool_name: input.toolName, tool_args: input.args }, options(ctx.signal));
-        return { block: r.block, reason: r.reason, modifiedArgs: r.modified_args };
-      };
-    }
-    if (ext.intercept.has('turn_start')) {
-      adapter.turnStart = async (input, ctx) => {
-        const r = await proc.request({ type: 'event_intercept', event: 'turn_start', step: input.step }, options(ctx.signal));
-        return { block: r.block, reason: r.reason };
-      };
-    }
-    if (ext.intercept.has('assistant_message')) {
-      adapter.assistantMessage = async (input, ctx) => {
-        const r = await proc.request({ type: 'event_intercept', event: 'assistant_message', text: input.text }, options(ctx.signal));
-        return { block: r.block, reason: r.reason, replaceText: r.replace_text };
-      };
-    }
-    if (ext.intercept.has('before_agent_start')) {
-      adapter.beforeAgentStart = async (input, ctx) => {
-        const r = await proc.request(
-          {
-            type: 'event_intercept',
-            event: 'before_agent_start',
-            session_id: input.sessionId,
-            agent_run_id: input.agentRunId,
-            cwd: input.cwd,
-            provider: input.provider,
-            model: input.model,
-            system_prompt: input.systemPrompt,
-          },
-          options(ctx.signal),
-        );
-        return 'system_prompt' in r && r.system_prompt !== undefined ? { systemPrompt: r.system_prompt } : {};
-      };
-    }
-    return adapter;
+    return interceptAdapter(ext.name, ext.process, ext.intercept, this.timeouts.intercept);
   }
 
   /**
@@ -646,26 +607,38 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
    * results come back as `isError: true` with a readable text and a typed `failure`.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: HostCallOptions = {}): Promise<ToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
     const registration = this.toolRegistry.get(name);
     const ext = registration === undefined ? undefined : this.byName.get(registration.extension);
     if (registration === undefined || ext === undefined || ext.state !== 'ready' || (registration.value.deferred && !this.activated.has(name))) {
       const hidden = registration !== undefined && registration.value.deferred && !this.activated.has(name);
-      return failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined);
+      return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined));
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name);
+      return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name));
     }
-    let frame;
-    try {
-      frame = await ext.process.request({ type: 'tool_call', name, args }, { timeoutMs: options.timeoutMs ?? this.timeouts.tool, signal: options.signal });
-    } catch (err) {
-      return failedResult(toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath }), ext.name);
+    // The result is built when the response settles (no extra promise or microtask per call).
+    return ext.process.request({ type: 'tool_call', name, args }, { timeoutMs: options?.timeoutMs ?? this.timeouts.tool, signal: options?.signal }, this.toolMapper(ext));
+  }
+
+  private toolMapper(ext: LoadedExtension): ResponseMapper<ToolResultFrame, ToolResult> {
+    let mapper = this.toolMappers.get(ext);
+    if (mapper === undefined) {
+      mapper = {
+        frame: (frame) => this.toolResult(ext, frame),
+        error: (err) => failedResult(toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath }), ext.name),
+      };
+      this.toolMappers.set(ext, mapper);
     }
-    const content: ToolContent[] = [];
-    for (const block of frame.content ?? []) {
-      content.push(block.type === 'text' ? { type: 'text', text: block.text } : { type: 'image', mimeType: block.mime_type, data: block.data });
-    }
+    return mapper;
+  }
+
+  private toolResult(ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
+    // A validated text block is exactly a ToolContent text block: all-text content is used as is.
+    const blocks = frame.content ?? [];
+    const content: ToolContent[] = blocks.every(isTextBlock)
+      ? (blocks as ToolContent[])
+      : blocks.map((block) => (block.type === 'text' ? block : { type: 'image', mimeType: block.mime_type, data: block.data }));
     // A reload may have happened while waiting: a stale extension must not activate anything.
     const current = this.byName.get(ext.name) === ext;
     const activatedTools = current && frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? this.activate(frame.activate_tools) : [];
@@ -717,16 +690,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   override emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean;
   override emit(first: unknown, ...rest: unknown[]): number | boolean {
     if (typeof first === 'string') return (EventEmitter.prototype.emit as (name: string, ...args: unknown[]) => boolean).call(this, first, ...rest);
-    const parsed = EventFrame.safeParse({ ...(first as object), type: 'event' });
-    if (!parsed.success) {
-      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${describeIssues(parsed.error)})`);
-    }
-    const name = parsed.data.event;
+    const frame: Record<string, unknown> = Object.assign({ type: 'event' }, first, TYPE_EVENT);
+    const problem = eventProblem(frame);
+    if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
+    const name = frame.event as string;
     let line: string | undefined;
     let sent = 0;
     for (const ext of this.loaded) {
       if (ext.state !== 'ready' || !ext.events.has(name)) continue;
-      line ??= encodeFrame(Object.assign({ type: 'event' }, first, TYPE_EVENT));
+      line ??= encodeFrame(frame);
       if (ext.process.sendLine(line)) sent++;
     }
     return sent;
@@ -794,6 +766,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       if (name !== 'warning') super.emit('warning', { message, code: 'CALLBACK_THREW' });
     }
   }
+}
+
+function isTextBlock(block: ContentBlock): block is Extract<ContentBlock, { type: 'text' }> {
+  return block.type === 'text';
 }
 
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {

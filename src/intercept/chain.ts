@@ -1,7 +1,7 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
 // optional re-validation, and a trace of every step.
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
-import { abortedError, runStep, type StepOutcome } from './step.js';
+import { DIRECT_STEP, TRUSTED_INTERCEPTOR, abortedError, runStep, type DirectStep, type StepMethod, type StepOutcome } from './step.js';
 import type {
   AssistantMessageInput,
   BeforeAgentStartInput,
@@ -104,7 +104,13 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
-type Method = 'toolCall' | 'turnStart' | 'assistantMessage' | 'beforeAgentStart';
+type Method = StepMethod;
+
+interface StepResult {
+  traced: TraceStep;
+  decision?: Record<string, unknown> | undefined;
+  blocked?: { reason: string; blockedBy: string } | undefined;
+}
 
 interface Entry {
   readonly interceptor: Interceptor;
@@ -122,6 +128,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/** The host's extension adapters: they serialize what they get and answer fresh objects (no copies needed). */
+function isTrusted(interceptor: Interceptor): boolean {
+  return (interceptor as { [TRUSTED_INTERCEPTOR]?: boolean })[TRUSTED_INTERCEPTOR] === true;
 }
 
 // Interceptors get copies, so one cannot change what another saw by mutating in place.
@@ -214,19 +225,23 @@ export class InterceptChain {
     // Interceptors that allowed, with the args as they stood after their step.
     const allowed: { interceptor: Interceptor; argsAfter: Record<string, unknown> }[] = [];
 
-    const ask = (interceptor: Interceptor, revalidation: boolean) => {
-      const seen = { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
-      return this.#step(interceptor, 'toolCall', event, seen, signal, trace, revalidation);
-    };
+    const seen = (interceptor: Interceptor) => ({
+      toolId: input.toolId,
+      toolName: input.toolName,
+      args: isTrusted(interceptor) ? args : copy(args),
+    });
 
+    // The hot path: each step awaited here directly (no async helper in between).
     for (const interceptor of participants) {
-      const step = await ask(interceptor, false);
+      const started = this.#now();
+      const outcome = await this.#run(interceptor, 'toolCall', seen(interceptor), signal);
+      const step = this.#record(interceptor, event, outcome, started, trace, false);
       if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
       if (step.decision === undefined) continue;
       const next = step.decision.modifiedArgs;
       if (next !== undefined) {
         if (isPlainObject(next)) {
-          args = copy(next);
+          args = isTrusted(interceptor) ? next : copy(next);
           modified = true;
           step.traced.decision = 'rewrite';
         } else {
@@ -239,7 +254,7 @@ export class InterceptChain {
     if (this.#revalidate) {
       for (const { interceptor, argsAfter } of allowed) {
         if (argsAfter === args) continue;
-        const step = await ask(interceptor, true);
+        const step = await this.#step(interceptor, 'toolCall', event, seen(interceptor), signal, trace, true);
         if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
         if (step.decision?.modifiedArgs !== undefined) {
           this.#diagnose(interceptor, event, 'ignored_field', 'modifiedArgs during revalidation; ignored');
@@ -336,8 +351,7 @@ export class InterceptChain {
   }
 
   /**
-   * Runs one step and records it. `blocked` is set when the step blocks (by decision or by failure
-   * policy); `decision` is the answer of a non-failed step, for the caller to apply its rewrite.
+   * Runs one step and records it (see #record).
    */
   async #step(
     interceptor: Interceptor,
@@ -347,18 +361,37 @@ export class InterceptChain {
     signal: AbortSignal | undefined,
     trace: TraceStep[],
     revalidation: boolean,
-  ): Promise<{
-    traced: TraceStep;
-    decision?: Record<string, unknown> | undefined;
-    blocked?: { reason: string; blockedBy: string } | undefined;
-  }> {
-    const name = interceptor.name;
+  ): Promise<StepResult> {
     const started = this.#now();
-    const outcome: StepOutcome = await runStep(
+    const outcome = await this.#run(interceptor, method, input, signal);
+    return this.#record(interceptor, event, outcome, started, trace, revalidation);
+  }
+
+  /** Runs one step under its deadline and the caller's signal (see runStep). */
+  #run(interceptor: Interceptor, method: Method, input: object, signal: AbortSignal | undefined): Promise<StepOutcome> {
+    const timeoutMs = interceptor.timeoutMs ?? this.#timeoutMs;
+    const direct = (interceptor as { [DIRECT_STEP]?: DirectStep })[DIRECT_STEP];
+    if (direct !== undefined && direct.methods[method] === interceptor[method]) return direct.run(method, input, timeoutMs, signal);
+    return runStep(
       (ctx: InterceptContext) =>
         (interceptor[method] as (input: object, ctx: InterceptContext) => unknown).call(interceptor, input, ctx),
-      { name, timeoutMs: interceptor.timeoutMs ?? this.#timeoutMs, signal },
+      { name: interceptor.name, timeoutMs, signal },
     );
+  }
+
+  /**
+   * Records one step in the trace. `blocked` is set when the step blocks (by decision or by failure
+   * policy); `decision` is the answer of a non-failed step, for the caller to apply its rewrite.
+   */
+  #record(
+    interceptor: Interceptor,
+    event: InterceptEvent,
+    outcome: StepOutcome,
+    started: number,
+    trace: TraceStep[],
+    revalidation: boolean,
+  ): StepResult {
+    const name = interceptor.name;
     const traced: TraceStep = { interceptor: name, decision: 'allow', ms: this.#now() - started };
     if (revalidation) traced.revalidation = true;
     trace.push(traced);

@@ -15,6 +15,103 @@ export interface StepOptions {
 // setTimeout fires at once for delays above 2^31-1 ms, so longer deadlines mean "no deadline".
 const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * @internal Where the host's own extension adapters find their step's abort: the same events as
+ * `ctx.signal` without creating an AbortSignal (an EventTarget, the costliest part of a step) for
+ * each step. `ctx.signal` is still created on first use, already aborted if the step is over.
+ */
+export const STEP_ABORT = Symbol('zot-extension-host.stepAbort');
+
+/** The interceptor methods, one per interceptable event. */
+export type StepMethod = 'toolCall' | 'turnStart' | 'assistantMessage' | 'beforeAgentStart';
+
+/**
+ * @internal An interceptor that runs its steps itself: given the step's deadline and the caller's
+ * signal, it returns the outcome exactly as runStep() would classify it (the host's extension
+ * adapters: one request, without runStep's promise, timer, closures and AbortSignal). Only used
+ * while `interceptor[method]` is still `methods[method]`, so replacing a method opts out.
+ */
+export const DIRECT_STEP = Symbol('zot-extension-host.directStep');
+
+export interface DirectStep {
+  readonly methods: Readonly<Partial<Record<StepMethod, unknown>>>;
+  run(method: StepMethod, input: object, timeoutMs: number, signal: AbortSignal | undefined): Promise<StepOutcome>;
+}
+
+/** The longest deadline a timer can express; longer ones mean "no deadline". */
+export function stepDeadline(timeoutMs: number): number | undefined {
+  return timeoutMs <= MAX_TIMER_MS ? Math.max(0, timeoutMs) : undefined;
+}
+
+/** The outcome of a step that did not answer within its deadline. */
+export function timeoutOutcome(name: string, timeoutMs: number): StepOutcome {
+  return { ok: false, kind: 'timeout', message: timeoutMessage(name, timeoutMs) };
+}
+
+function timeoutMessage(name: string, timeoutMs: number): string {
+  return `${name} did not answer within ${timeoutMs} ms`;
+}
+
+/** The outcome of a step that threw or rejected with `error`. */
+export function failureOutcome(error: unknown): StepOutcome {
+  return { ok: false, kind: failureKindOf(error), message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * @internal Marks an interceptor that neither mutates its input nor keeps the objects it returns
+ * (the host's adapters only serialize the input and answer freshly parsed JSON): the chain skips
+ * its defensive copies for it.
+ */
+export const TRUSTED_INTERCEPTOR = Symbol('zot-extension-host.trustedInterceptor');
+
+/** One step's abort: listeners run once, in order; the public AbortSignal exists only if asked for. */
+class StepAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: (() => void)[] | undefined;
+  #controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (!this.aborted) (this.#listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.#listeners;
+    const index = listeners === undefined ? -1 : listeners.indexOf(listener);
+    if (index !== -1) listeners!.splice(index, 1);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+}
+
+class StepContext implements InterceptContext {
+  readonly [STEP_ABORT]: StepAbort;
+
+  constructor(abort: StepAbort) {
+    this[STEP_ABORT] = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this[STEP_ABORT].signal;
+  }
+}
+
 /** The error a chain call rejects with when its caller aborts. */
 export function abortedError(signal: AbortSignal): ExtensionHostError {
   return new ExtensionHostError(ErrorCode.ABORTED, 'interception aborted by the caller', {
@@ -57,7 +154,7 @@ export function runStep(
   const { signal, timeoutMs, name } = options;
   if (signal?.aborted) return Promise.reject(abortedError(signal));
   return new Promise<StepOutcome>((resolve, reject) => {
-    const controller = new AbortController();
+    const controller = new StepAbort();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
     const settle = (fn: () => void): void => {
@@ -71,19 +168,12 @@ export function runStep(
       controller.abort(signal?.reason);
       settle(() => reject(abortedError(signal as AbortSignal)));
     };
-    const fail = (error: unknown): void =>
-      settle(() =>
-        resolve({
-          ok: false,
-          kind: failureKindOf(error),
-          message: error instanceof Error ? error.message : String(error),
-        }),
-      );
+    const fail = (error: unknown): void => settle(() => resolve(failureOutcome(error)));
 
     signal?.addEventListener('abort', onAbort, { once: true });
     if (timeoutMs <= MAX_TIMER_MS) {
       timer = setTimeout(() => {
-        const message = `${name} did not answer within ${timeoutMs} ms`;
+        const message = timeoutMessage(name, timeoutMs);
         controller.abort(new ExtensionHostError(ErrorCode.TIMEOUT, message));
         settle(() => resolve({ ok: false, kind: 'timeout', message }));
       }, Math.max(0, timeoutMs));
@@ -91,7 +181,7 @@ export function runStep(
 
     let returned: unknown;
     try {
-      returned = invoke({ signal: controller.signal });
+      returned = invoke(new StepContext(controller));
     } catch (error) {
       fail(error);
       return;

@@ -5,7 +5,8 @@ import { DiagnosticCode, type DiagnosticSeverity, type DiscoveryDiagnostic } fro
 import { describeFsError, errnoCode, mapLimit, readWholeFile, sortByBytes } from './fs-utils.js';
 import { resolveHome } from './home.js';
 import { parseJson } from './json.js';
-import { MANIFEST_FILE, MAX_MANIFEST_BYTES, Manifest } from './schema.js';
+import { MANIFEST_FILE, MAX_MANIFEST_BYTES } from './limits.js';
+import type { Manifest } from './schema.js';
 import { resolveSkills, type SkillInfo } from './skills.js';
 
 export interface ManifestDiscoveryOptions {
@@ -83,6 +84,8 @@ export function isSpawnable(extension: DiscoveredExtension): boolean {
   return extension.kind === 'process' && extension.enabled && extension.shadowedBy === undefined;
 }
 
+type ManifestSchema = (typeof import('./schema.js'))['Manifest'];
+
 /** The outcome for one directory (or explicit path), in load order. */
 interface Slot {
   /** Not shared: merge() fills in `order` and `shadowedBy`. */
@@ -152,15 +155,17 @@ export class ManifestDiscovery {
    */
   private async load(located: readonly (Target | Slot)[]): Promise<Slot[]> {
     const targets = located.filter(isTarget);
-    const data = await mapLimit(targets, CONCURRENCY, (t) =>
-      readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err)),
-    );
+    // The schema (and zod) is loaded on first use, while the manifests are read.
+    const [data, { Manifest }] = await Promise.all([
+      mapLimit(targets, CONCURRENCY, (t) => readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err))),
+      targets.length > 0 ? import('./schema.js') : { Manifest: undefined },
+    ]);
     let next = 0;
-    return Promise.all(located.map((item) => (isTarget(item) ? this.finish(item, data[next++] as Buffer | ReadFailure) : item)));
+    return Promise.all(located.map((item) => (isTarget(item) ? this.finish(item, data[next++] as Buffer | ReadFailure, Manifest!) : item)));
   }
 
   /** Validates one read manifest; synchronous unless skills, a theme lookup or an exec check is needed. */
-  private finish(target: Target, data: Buffer | ReadFailure): Slot | Promise<Slot> {
+  private finish(target: Target, data: Buffer | ReadFailure, Manifest: ManifestSchema): Slot | Promise<Slot> {
     const { dir, file, source, manifestPath } = target;
     if (data instanceof ReadFailure) return unreadable(dir, file, source, data.error);
     if (data.length > MAX_MANIFEST_BYTES) {

@@ -1,7 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import spawn from 'cross-spawn';
+
+type CrossSpawn = typeof import('cross-spawn');
+let spawn: CrossSpawn | undefined;
+
+/**
+ * Loads cross-spawn, once: call before spawnChild(). It is loaded on first use because importing it
+ * costs ~4 MB of RSS, which importing the package should not.
+ */
+export async function loadSpawn(): Promise<void> {
+  spawn ??= (await import('cross-spawn')).default;
+}
 
 /** What the extension process layer needs from a child: pipes, a pid, signals and an exit. */
 export interface ChildHandle {
@@ -52,6 +62,7 @@ export interface SpawnChildOptions {
  * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file.
  */
 export function spawnChild(options: SpawnChildOptions): ChildHandle {
+  if (spawn === undefined) throw new Error('spawnChild() before loadSpawn()');
   const child: ChildProcess = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: options.env,

@@ -1,21 +1,13 @@
 import { EventEmitter } from 'eventemitter3';
 import pTimeout from 'p-timeout';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import {
-  type CommandResponseFrame,
-  type EventInterceptResponseFrame,
-  type ExtensionFrame,
-  type HelloFrame,
-  type HostFrame,
-  type ToolResultFrame,
-  DEFAULT_MAX_FRAME_BYTES,
-  LineDecoder,
-  PROTOCOL_VERSION,
-  decodeExtensionFrame,
-  encodeFrame,
-} from '../protocol/index.js';
-import { encodeRequest } from '../protocol/encode.js';
-import { type ChildHandle, spawnChild } from './child.js';
+import type { DecodedFrame } from '../protocol/codec.js';
+import { LineDecoder } from '../protocol/decoder.js';
+import { encodeFrame, encodeRequest } from '../protocol/encode.js';
+import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
+import { loadCodec } from '../protocol/load-codec.js';
+import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
 import { checkExecutable, resolveExec } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
 
@@ -36,11 +28,35 @@ const RESPONSE_TYPE: Record<RequestType, ExtensionFrame['type']> = {
   event_intercept: 'event_intercept_response',
 };
 
+/** What request() uses of an AbortSignal; the intercept chain passes a lighter object with these. */
+export interface AbortLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean | undefined }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface RequestOptions {
   /** Deadline for the answer, including the write of the request. No timer when omitted. */
   timeoutMs?: number | undefined;
   /** Aborts the request (rejects with ABORTED). */
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal | AbortLike | undefined;
+  /**
+   * A request still unwritten at its deadline means the extension is not reading: by default its
+   * stdin is closed and the request fails with WRITE_TIMEOUT. `false`: it fails with TIMEOUT and
+   * the stdin stays open. @default true
+   */
+  closeStdinOnWriteTimeout?: boolean | undefined;
+}
+
+/**
+ * Turns a request's response, or its failure, into the value the request resolves with, when it
+ * settles: a caller that maps every outcome anyway saves a promise and a microtask per request.
+ * The request then never rejects (unless a mapper throws).
+ */
+export interface ResponseMapper<T, R> {
+  frame(frame: T): R;
+  error(error: ExtensionHostError): R;
 }
 
 export interface ProcessTimeouts {
@@ -121,10 +137,13 @@ interface Pending {
   readonly request: RequestType;
   /** The response type expected. */
   readonly type: ExtensionFrame['type'];
-  resolve: (frame: ExtensionFrame) => void;
-  reject: (error: ExtensionHostError) => void;
+  readonly mapper: ResponseMapper<ExtensionFrame, unknown> | undefined;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
   deadline: DeadlineGroup | undefined;
-  written: boolean;
+  /** The write() that carries the request: it left our buffers once `writesDone` reaches it. */
+  writeSeq: number;
+  readonly closesStdin: boolean;
   settled: boolean;
   cleanup: (() => void) | undefined;
 }
@@ -132,17 +151,51 @@ interface Pending {
 /**
  * The requests of one tick with the same timeout share one timer: Node starts every timer created
  * in one tick at the same loop time, so they would all fire together anyway. The timer is cleared
- * once the last of them settles.
+ * once the last of them settles, except for the newest group of each timeout, which is kept and
+ * `refresh()`ed for the next tick's requests once all of its own have settled: one call at a time
+ * then costs no timer setup at all. A kept timer that fires finds nothing left to time out.
  */
 interface DeadlineGroup {
   readonly timeoutMs: number;
-  readonly entries: Pending[];
+  /** The group's requests: the first one, and the others (one call at a time needs no array). */
+  first: Pending | undefined;
+  more: Pending[] | undefined;
   live: number;
   timer: NodeJS.Timeout | undefined;
 }
 
-function markWritten(batch: readonly Pending[]): void {
-  for (const entry of batch) entry.written = true;
+const RESOLVED = Promise.resolve();
+
+function succeed(entry: Pending, frame: ExtensionFrame): void {
+  const { mapper } = entry;
+  if (mapper === undefined) {
+    entry.resolve(frame);
+    return;
+  }
+  let value: unknown;
+  try {
+    value = mapper.frame(frame);
+  } catch (err) {
+    entry.reject(err);
+    return;
+  }
+  entry.resolve(value);
+}
+
+function fail(entry: Pending, error: ExtensionHostError): void {
+  const { mapper } = entry;
+  if (mapper === undefined) {
+    entry.reject(error);
+    return;
+  }
+  let value: unknown;
+  try {
+    value = mapper.error(error);
+  } catch (err) {
+    entry.reject(err);
+    return;
+  }
+  entry.resolve(value);
 }
 
 /** How long exit and the end of stdout may be apart and still count as one event. */
@@ -167,10 +220,18 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private readonly pending = new Map<string, Pending>();
   private seq = 0;
   private readonly idPrefix: string;
-  private outbox: string[] = [];
-  private outboxPending: Pending[] = [];
+  /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
+  private readonly idJsonPrefix: string;
+  /** Lines waiting for this tick's write: the first one, and any others (rare outside bursts). */
+  private outFirst: string | undefined;
+  private outMore: string[] | undefined;
+  /** write() calls issued, and completed (callbacks run in order). */
+  private writesIssued = 0;
+  private writesDone = 0;
   /** This tick's deadline groups by timeout; closed at the flush. */
   private readonly openDeadlines = new Map<number, DeadlineGroup>();
+  /** The newest group of each timeout, whose timer is kept for reuse. */
+  private readonly keptDeadlines = new Map<number, DeadlineGroup>();
   private flushScheduled = false;
   private waitingDrain = false;
   private exitInfo: ExitInfo | undefined;
@@ -181,6 +242,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private onEarlyFailure: ((error: ExtensionHostError) => void) | undefined;
   private stopping: Promise<void> | undefined;
   private endReason: ExitInfo['reason'] | undefined;
+  /** decodeExtensionFrame, once its module (zod) is loaded: start() awaits it. */
+  private decode: ((line: string) => DecodedFrame) | undefined;
 
   constructor(options: ExtensionProcessOptions) {
     super();
@@ -190,6 +253,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.logPath = logPathFor(options.logDir, options.name);
     this.log = new ExtensionLog(this.logPath);
     this.idPrefix = `${options.idPrefix ?? options.name}:`;
+    this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
     this.exitPromise = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -224,6 +288,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     if (this.state !== 'idle') throw new ExtensionHostError(ErrorCode.NOT_STARTED, `${this.name}: start() called twice`, this.errOpts());
     this.state = 'starting';
     const { launch } = this.options;
+    // zod (for the frame decoder) and cross-spawn load on first use: see load-codec.ts and child.ts.
+    try {
+      const [codec] = await Promise.all([loadCodec(), launch.kind === 'spawn' ? loadSpawn() : undefined]);
+      this.decode = codec.decodeExtensionFrame;
+    } catch (err) {
+      this.state = 'closed';
+      this.finish({ code: null, signal: null, reason: 'exited' });
+      throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot load the host's own modules: ${(err as Error).message}`, err);
+    }
     let child: ChildHandle;
     if (launch.kind === 'spawn') {
       const { command, onPath } = resolveExec(launch.exec, this.dir);
@@ -323,7 +396,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private onLine(line: string): void {
-    const decoded = decodeExtensionFrame(line);
+    const decoded = this.decode!(line);
     if (!decoded.ok) {
       const { problem } = decoded;
       this.stats.badLines++;
@@ -473,6 +546,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
     this.state = 'closed';
+    for (const group of this.keptDeadlines.values()) this.clearDeadline(group);
+    this.keptDeadlines.clear();
     // Grandchildren may outlive the leader: the group goes too.
     this.child?.kill('SIGKILL');
     this.resolveExit(info);
@@ -499,37 +574,48 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   /** Sends a one-way frame. Returns false when the connection is not running. */
   send(frame: HostFrame): boolean {
     if (this.state !== 'running' && !(this.state === 'stopping' && frame.type === 'shutdown')) return false;
-    this.enqueue(encodeFrame(frame), undefined);
+    this.enqueue(encodeFrame(frame));
     return true;
   }
 
   /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. */
   sendLine(line: string): boolean {
     if (this.state !== 'running') return false;
-    this.enqueue(line, undefined);
+    this.enqueue(line);
     return true;
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
-  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]> {
+  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]>;
+  /** Sends a request and resolves with what `mapper` makes of its response or its failure. */
+  request<F extends RequestFrame<RequestType>, R>(frame: F, options: RequestOptions | undefined, mapper: ResponseMapper<ResponseFor[F['type']], R>): Promise<R>;
+  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> {
     if (this.state !== 'running') {
       const reason = this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`);
-      return Promise.reject(reason);
+      return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
     }
     const signal = options?.signal;
     const timeoutMs = options?.timeoutMs;
     const request = frame.type as RequestType;
-    if (signal?.aborted) return Promise.reject(this.error(ErrorCode.ABORTED, `${this.name}: ${request} aborted`, signal.reason));
-    const id = `${this.idPrefix}${++this.seq}`;
-    return new Promise<ResponseFor[F['type']]>((resolve, reject) => {
+    if (signal?.aborted) {
+      const reason = this.error(ErrorCode.ABORTED, `${this.name}: ${request} aborted`, signal.reason);
+      return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
+    }
+    const seq = ++this.seq;
+    const id = `${this.idPrefix}${seq}`;
+    return new Promise<unknown>((resolve, reject) => {
+      // Encoded first: args that cannot be encoded (a cycle, a BigInt) reject without leaving an entry behind.
+      const line = encodeRequest(frame, `${this.idJsonPrefix}${seq}"`);
       const entry: Pending = {
         id,
         request,
         type: RESPONSE_TYPE[request],
-        resolve: resolve as (frame: ExtensionFrame) => void,
+        mapper,
+        resolve,
         reject,
         deadline: undefined,
-        written: false,
+        writeSeq: this.writesIssued + 1,
+        closesStdin: options?.closeStdinOnWriteTimeout !== false,
         settled: false,
         cleanup: undefined,
       };
@@ -540,32 +626,54 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, entry);
-      this.enqueue(encodeRequest(frame, id), entry);
+      this.enqueue(line);
     });
   }
 
   private joinDeadline(entry: Pending, timeoutMs: number): DeadlineGroup {
     let group = this.openDeadlines.get(timeoutMs);
     if (group === undefined) {
-      const created: DeadlineGroup = { timeoutMs, entries: [], live: 0, timer: undefined };
-      created.timer = setTimeout(() => this.onDeadline(created), Math.max(0, timeoutMs));
-      created.timer.unref?.();
-      this.openDeadlines.set(timeoutMs, created);
-      group = created;
+      const kept = this.keptDeadlines.get(timeoutMs);
+      if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
+        kept.first = undefined;
+        kept.more = undefined;
+        kept.timer.refresh();
+        group = kept;
+      } else {
+        const created: DeadlineGroup = { timeoutMs, first: undefined, more: undefined, live: 0, timer: undefined };
+        created.timer = setTimeout(() => this.onDeadline(created), Math.max(0, timeoutMs));
+        created.timer.unref?.();
+        if (kept?.live === 0) this.clearDeadline(kept);
+        this.keptDeadlines.set(timeoutMs, created);
+        group = created;
+      }
+      this.openDeadlines.set(timeoutMs, group);
     }
-    group.entries.push(entry);
+    if (group.first === undefined) group.first = entry;
+    else (group.more ??= []).push(entry);
     group.live++;
     return group;
   }
 
   private onDeadline(group: DeadlineGroup): void {
     group.timer = undefined;
-    for (const entry of group.entries) if (!entry.settled) this.onRequestTimeout(entry, group.timeoutMs);
+    const { first, more } = group;
+    group.first = undefined;
+    group.more = undefined;
+    if (first !== undefined && !first.settled) this.onRequestTimeout(first, group.timeoutMs);
+    if (more !== undefined) for (const entry of more) if (!entry.settled) this.onRequestTimeout(entry, group.timeoutMs);
+  }
+
+  private clearDeadline(group: DeadlineGroup): void {
+    if (group.timer !== undefined) clearTimeout(group.timer);
+    group.timer = undefined;
+    group.first = undefined;
+    group.more = undefined;
   }
 
   private onRequestTimeout(entry: Pending, timeoutMs: number): void {
     const type = entry.request;
-    if (!entry.written) {
+    if (entry.writeSeq > this.writesDone && entry.closesStdin) {
       // The request never left our buffer: the extension is not reading. Close its stdin so
       // nothing stays blocked behind it.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
@@ -581,10 +689,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private release(entry: Pending): void {
     entry.settled = true;
     const group = entry.deadline;
-    if (group !== undefined && --group.live === 0 && group.timer !== undefined) {
-      clearTimeout(group.timer);
-      group.timer = undefined;
-    }
+    if (group !== undefined && --group.live === 0 && this.keptDeadlines.get(group.timeoutMs) !== group) this.clearDeadline(group);
     entry.cleanup?.();
   }
 
@@ -597,11 +702,11 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.pending.delete(id);
     this.release(entry);
     if (error !== undefined) {
-      entry.reject(error);
+      fail(entry, error);
     } else if (frame !== undefined && frame.type !== entry.type) {
-      entry.reject(this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered a request expecting ${entry.type} with ${frame.type}`));
+      fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered a request expecting ${entry.type} with ${frame.type}`));
     } else {
-      entry.resolve(frame!);
+      succeed(entry, frame!);
     }
   }
 
@@ -611,40 +716,45 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);
-      entry.reject(error);
+      fail(entry, error);
     }
   }
 
   // Lines written in one tick go out in one write() (measured faster under load).
-  private enqueue(line: string, entry: Pending | undefined): void {
-    this.outbox.push(line);
-    if (entry?.deadline !== undefined) this.outboxPending.push(entry);
+  private enqueue(line: string): void {
+    if (this.outFirst === undefined) this.outFirst = line;
+    else (this.outMore ??= []).push(line);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(this.flushSoon);
+      // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
+      // AsyncResource Node wraps around each queueMicrotask() callback.
+      void RESOLVED.then(this.flushSoon);
     }
   }
 
   private readonly flushSoon = (): void => {
     this.flushScheduled = false;
-    this.openDeadlines.clear();
+    // Map#clear() allocates a new table even when empty.
+    if (this.openDeadlines.size > 0) this.openDeadlines.clear();
     this.flush();
   };
 
+  private readonly onWritten = (): void => {
+    this.writesDone++;
+  };
+
   private flush(): void {
+    const first = this.outFirst;
     const stdin = this.child?.stdin;
-    if (this.outbox.length === 0 || stdin === undefined || this.waitingDrain) return;
-    if (stdin.destroyed || stdin.writableEnded) {
-      this.outbox = [];
-      this.outboxPending = [];
-      return;
-    }
-    const data = this.outbox.length === 1 ? this.outbox[0]! : this.outbox.join('');
-    const batch = this.outboxPending;
-    this.outbox = [];
-    this.outboxPending = [];
+    if (first === undefined || stdin === undefined || this.waitingDrain) return;
+    const more = this.outMore;
+    this.outFirst = undefined;
+    this.outMore = undefined;
+    // Nothing more can be written: the requests stay unwritten (WRITE_TIMEOUT at their deadline).
+    if (stdin.destroyed || stdin.writableEnded) return;
+    this.writesIssued++;
     this.stats.framesOut++;
-    const ok = stdin.write(data, batch.length === 0 ? undefined : () => markWritten(batch));
+    const ok = stdin.write(more === undefined ? first : first + more.join(''), this.onWritten);
     if (!ok) this.waitingDrain = true;
   }
 

@@ -47,18 +47,18 @@ export class LineDecoder {
     let start = 0;
     let nl = chunk.indexOf(LF, start);
     while (nl !== -1) {
-      let line: Buffer;
-      if (this.parts.length === 0) {
-        line = chunk.subarray(start, nl);
-      } else {
-        this.parts.push(chunk.subarray(start, nl));
-        line = Buffer.concat(this.parts, this.pendingBytes + (nl - start));
-        this.parts = [];
-        this.pendingBytes = 0;
-      }
+      const from = start;
       // Move past the line before handing it out: a throwing sink must not replay it.
       start = nl + 1;
-      if (!this.emit(line)) return;
+      if (this.parts.length === 0) {
+        if (!this.emit(chunk, from, nl)) return;
+      } else {
+        this.parts.push(chunk.subarray(from, nl));
+        const line = Buffer.concat(this.parts, this.pendingBytes + (nl - from));
+        this.parts = [];
+        this.pendingBytes = 0;
+        if (!this.emit(line, 0, line.length)) return;
+      }
       nl = chunk.indexOf(LF, start);
     }
     if (start < chunk.length) {
@@ -80,19 +80,21 @@ export class LineDecoder {
     const line = Buffer.concat(this.parts, this.pendingBytes);
     this.parts = [];
     this.pendingBytes = 0;
-    this.emit(line);
+    this.emit(line, 0, line.length);
   }
 
-  private emit(bytes: Buffer): boolean {
-    let end = bytes.length;
-    if (end > 0 && bytes[end - 1] === CR) end--;
-    if (end > this.maxFrameBytes) {
-      this.overflow(end);
+  /** Hands out `bytes[from, to)` (one line without its LF); false once the cap was exceeded. */
+  private emit(bytes: Buffer, from: number, to: number): boolean {
+    let end = to;
+    if (end > from && bytes[end - 1] === CR) end--;
+    if (end - from > this.maxFrameBytes) {
+      this.overflow(end - from);
       return false;
     }
-    if (end === 0) return true;
-    const text = bytes.toString('utf8', 0, end);
-    if (text.trim().length === 0) return true;
+    if (end === from) return true;
+    const text = bytes.toString('utf8', from, end);
+    // Frames start with "{"; anything else may be a blank line.
+    if (text.charCodeAt(0) !== 0x7b && text.trim().length === 0) return true;
     this.onLine(text);
     return true;
   }

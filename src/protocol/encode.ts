@@ -18,10 +18,13 @@ export function encodeFrame(frame: object): string {
 /**
  * `encodeFrame({ ...frame, id })` without the copy: the id goes last, after the frame's own fields.
  * Spreading a caller's object into a fresh one makes JSON.stringify several times slower.
+ * `idJson` is the id already encoded as a JSON string.
  */
-export function encodeRequest(frame: object, id: string): string {
-  if ('id' in frame) return encodeFrame({ ...frame, id });
+export function encodeRequest(frame: object, idJson: string): string {
   const json = JSON.stringify(frame);
-  const fields = json.length > 2 ? ',' : '';
-  return `${escapeLineSeparators(`${json.slice(0, -1)}${fields}"id":${JSON.stringify(id)}}`)}\n`;
+  if ('id' in frame || json.length <= 2) return encodeFrame({ ...frame, id: JSON.parse(idJson) as unknown });
+  if (HAS_LINE_SEPARATOR.test(json) || HAS_LINE_SEPARATOR.test(idJson)) {
+    return `${escapeLineSeparators(`${json.slice(0, -1)},"id":${idJson}}`)}\n`;
+  }
+  return `${json.slice(0, -1)},"id":${idJson}}\n`;
 }

@@ -10,6 +10,11 @@
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
  */
 import { z } from 'zod';
+import { EVENT_NAMES, INTERCEPT_NAMES, PANEL_KEYS } from './names.js';
+
+// The name lists live in names.ts (no zod there: the main entry imports them).
+export { EVENT_NAMES, EXTENSION_FRAME_TYPES, INTERCEPT_NAMES, NOTIFY_LEVELS, PANEL_KEYS } from './names.js';
+export type { EventName, NotifyLevel } from './names.js';
 
 /** Optional field that also accepts `null` as "absent". */
 const opt = <T extends z.ZodType>(schema: T) =>
@@ -75,19 +80,6 @@ export const ToolResultFrame = z.object({
 });
 export type ToolResultFrame = z.infer<typeof ToolResultFrame>;
 
-/** Lifecycle events an extension may observe. */
-export const EVENT_NAMES = [
-  'session_start',
-  'turn_start',
-  'turn_end',
-  'tool_call',
-  'tool_confirmation_requested',
-  'assistant_message',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
-
-/** Events an extension may intercept. */
-export const INTERCEPT_NAMES = ['tool_call', 'turn_start', 'assistant_message', 'before_agent_start'] as const;
 export const InterceptName = z.enum(INTERCEPT_NAMES);
 export type InterceptName = z.infer<typeof InterceptName>;
 
@@ -158,9 +150,6 @@ export type PanelRenderFrame = z.infer<typeof PanelRenderFrame>;
 export const PanelCloseFrame = z.object({ type: z.literal('panel_close'), panel_id: z.string().min(1) });
 export type PanelCloseFrame = z.infer<typeof PanelCloseFrame>;
 
-export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;
-export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
-
 export const NotifyFrame = z.object({
   type: z.literal('notify'),
   /** One of info, success, warn, error; the host maps anything else to info with a diagnostic. */
@@ -194,23 +183,6 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
 export type ExtensionFrameType = ExtensionFrame['type'];
-
-export const EXTENSION_FRAME_TYPES: ReadonlySet<string> = new Set<ExtensionFrameType>([
-  'hello',
-  'register_command',
-  'register_tool',
-  'ready',
-  'tool_result',
-  'subscribe',
-  'event_intercept_response',
-  'command_response',
-  'submit',
-  'panel_render',
-  'panel_close',
-  'notify',
-  'clear_notes',
-  'shutdown_ack',
-]);
 
 // ---------------------------------------------------------------------------------------------
 // Host -> extension
@@ -320,22 +292,6 @@ export const EventInterceptFrame = z.discriminatedUnion('event', [
 ]);
 export type EventInterceptFrame = z.infer<typeof EventInterceptFrame>;
 
-export const PANEL_KEYS = [
-  'up',
-  'down',
-  'left',
-  'right',
-  'enter',
-  'esc',
-  'tab',
-  'pageup',
-  'pagedown',
-  'home',
-  'end',
-  'backspace',
-  'delete',
-  'rune',
-] as const;
 export const PanelKeyName = z.enum(PANEL_KEYS);
 export type PanelKeyName = z.infer<typeof PanelKeyName>;
 

@@ -1,0 +1,102 @@
+// One extension as an interceptor: each intercepted event is one event_intercept request.
+import { ErrorCode } from '../errors.js';
+import {
+  DIRECT_STEP,
+  STEP_ABORT,
+  TRUSTED_INTERCEPTOR,
+  abortedError,
+  failureOutcome,
+  stepDeadline,
+  timeoutOutcome,
+  type DirectStep,
+  type StepMethod,
+  type StepOutcome,
+} from '../intercept/step.js';
+import type { InterceptContext, Interceptor } from '../intercept/types.js';
+import type { AbortLike, ExtensionProcess, RequestFrame, ResponseMapper } from '../process/extension-process.js';
+import type { EventInterceptResponseFrame } from '../protocol/frames.js';
+
+const METHOD_OF = {
+  tool_call: 'toolCall',
+  turn_start: 'turnStart',
+  assistant_message: 'assistantMessage',
+  before_agent_start: 'beforeAgentStart',
+} as const satisfies Record<string, StepMethod>;
+
+type Decision = Record<string, unknown>;
+
+function frameFor(method: StepMethod, input: Record<string, unknown>): RequestFrame<'event_intercept'> {
+  switch (method) {
+    case 'toolCall':
+      return { type: 'event_intercept', event: 'tool_call', tool_id: input.toolId as string, tool_name: input.toolName as string, tool_args: input.args as Record<string, unknown> };
+    case 'turnStart':
+      return { type: 'event_intercept', event: 'turn_start', step: input.step as number };
+    case 'assistantMessage':
+      return { type: 'event_intercept', event: 'assistant_message', text: input.text as string };
+    case 'beforeAgentStart':
+      return {
+        type: 'event_intercept',
+        event: 'before_agent_start',
+        session_id: input.sessionId as string,
+        agent_run_id: input.agentRunId as string,
+        cwd: input.cwd as string,
+        provider: input.provider as string,
+        model: input.model as string,
+        system_prompt: input.systemPrompt as string,
+      };
+  }
+}
+
+function decisionFor(method: StepMethod, r: EventInterceptResponseFrame): Decision {
+  switch (method) {
+    case 'toolCall':
+      return { block: r.block, reason: r.reason, modifiedArgs: r.modified_args };
+    case 'turnStart':
+      return { block: r.block, reason: r.reason };
+    case 'assistantMessage':
+      return { block: r.block, reason: r.reason, replaceText: r.replace_text };
+    case 'beforeAgentStart':
+      return 'system_prompt' in r && r.system_prompt !== undefined ? { systemPrompt: r.system_prompt } : {};
+  }
+}
+
+/** The step's abort without creating its AbortSignal (see STEP_ABORT); any other context: its signal. */
+function abortOf(ctx: InterceptContext): AbortSignal | AbortLike {
+  return (ctx as { [STEP_ABORT]?: AbortLike })[STEP_ABORT] ?? ctx.signal;
+}
+
+/**
+ * The interceptor for one extension and the events it intercepts. Its methods can be called like
+ * any interceptor's; the chain runs its steps directly (DIRECT_STEP): one request whose deadline is
+ * the step's, answered straight into the step's outcome.
+ */
+export function interceptAdapter(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number): Interceptor {
+  const adapter: Interceptor & { [TRUSTED_INTERCEPTOR]?: true; [DIRECT_STEP]?: DirectStep } = { name };
+  const methods: Partial<Record<StepMethod, unknown>> = {};
+  for (const [event, method] of Object.entries(METHOD_OF)) {
+    if (!events.has(event)) continue;
+    const call = async (input: object, ctx: InterceptContext): Promise<Decision> =>
+      decisionFor(method, await proc.request(frameFor(method, input as Record<string, unknown>), { timeoutMs, signal: abortOf(ctx) }));
+    (adapter as Record<StepMethod, unknown>)[method] = call;
+    methods[method] = call;
+  }
+  adapter[TRUSTED_INTERCEPTOR] = true;
+  adapter[DIRECT_STEP] = {
+    methods,
+    run(method, input, stepTimeoutMs, signal) {
+      if (signal?.aborted) return Promise.reject(abortedError(signal));
+      const mapper: ResponseMapper<EventInterceptResponseFrame, StepOutcome> = {
+        frame: (r) => ({ ok: true, decision: decisionFor(method, r) }),
+        error: (error) => {
+          if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
+          return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
+        },
+      };
+      // A step that cannot even be written times out like any other (the stdin stays open, as when
+      // the step's own deadline aborted the request).
+      const options = { timeoutMs: stepDeadline(stepTimeoutMs), signal, closeStdinOnWriteTimeout: false };
+      return proc.request(frameFor(method, input as Record<string, unknown>), options, mapper);
+    },
+  };
+  return adapter;
+}

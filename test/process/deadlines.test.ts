@@ -1,0 +1,161 @@
+// Request deadlines (shared per tick, kept timers refreshed), write timeouts, unencodable requests and
+// response mappers, against an in-memory extension under fake timers.
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ExtensionHostError } from '../../src/errors.js';
+import { ExtensionProcess } from '../../src/process/extension-process.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { type Frame, memoryExtension } from '../helpers/memory-extension.js';
+
+const logs = tempDir();
+afterAll(() => logs.cleanup());
+
+let ext: ReturnType<typeof memoryExtension>;
+let proc: ExtensionProcess;
+
+beforeEach(async () => {
+  vi.useFakeTimers();
+  ext = memoryExtension();
+  proc = new ExtensionProcess({
+    name: 'mem',
+    dir: logs.dir,
+    launch: { kind: 'connect', connect: () => ext.child },
+    logDir: logs.dir,
+    host: { hostVersion: '1.0.0', provider: '', model: '', cwd: logs.dir },
+    timeouts: { shutdown: 100, kill: 100 },
+  });
+  const started = proc.start();
+  ext.send({ type: 'hello', name: 'mem' });
+  await started;
+});
+
+afterEach(async () => {
+  const stopped = proc.stop();
+  await vi.runAllTimersAsync();
+  await stopped;
+  vi.useRealTimers();
+});
+
+const call = (args: Frame = {}) => ({ type: 'tool_call' as const, name: 'echo', args });
+
+/** Lets stream callbacks and microtasks run without moving the fake clock. */
+async function settleIo(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => process.nextTick(resolve));
+}
+
+async function outcome(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (err) {
+    return (err as ExtensionHostError).code;
+  }
+}
+
+describe('request deadlines', () => {
+  it('times out each request timeoutMs after it was made, also when requests of one tick share a timer', async () => {
+    const a = outcome(proc.request(call({ n: 'a' }), { timeoutMs: 1000 }));
+    const b = outcome(proc.request(call({ n: 'b' }), { timeoutMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(400);
+    const c = outcome(proc.request(call({ n: 'c' }), { timeoutMs: 1000 }));
+    await settleIo();
+    const [idA] = ext.requests('tool_call').map((f) => f.id);
+    ext.send({ type: 'tool_result', id: idA, content: [{ type: 'text', text: 'ok' }] });
+    await settleIo();
+    expect(await a).toBe('resolved');
+
+    await vi.advanceTimersByTimeAsync(599);
+    const pending = { b: 'pending', c: 'pending' };
+    void b.then((r) => (pending.b = r));
+    void c.then((r) => (pending.c = r));
+    await settleIo();
+    expect(pending).toEqual({ b: 'pending', c: 'pending' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await b).toBe('TIMEOUT');
+    expect(pending.c).toBe('pending');
+    await vi.advanceTimersByTimeAsync(399);
+    expect(pending.c).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await c).toBe('TIMEOUT');
+  });
+
+  it('restarts the deadline for each later request (one call at a time reuses one timer)', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answered = proc.request(call({ i }), { timeoutMs: 1000 });
+      await settleIo();
+      ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+      await answered;
+      await vi.advanceTimersByTimeAsync(700);
+    }
+    let state = 'pending';
+    const last = outcome(proc.request(call({ last: true }), { timeoutMs: 1000 })).then((r) => (state = r));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    await last;
+    expect(state).toBe('TIMEOUT');
+  });
+
+  it('sets no timer without timeoutMs', async () => {
+    const before = vi.getTimerCount();
+    const answered = proc.request(call());
+    await settleIo();
+    expect(vi.getTimerCount()).toBe(before);
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+    await expect(answered).resolves.toMatchObject({ type: 'tool_result' });
+  });
+});
+
+describe('write timeouts', () => {
+  it('fails a request that could not be written with WRITE_TIMEOUT and closes the stdin', async () => {
+    ext.holdWrites();
+    const first = outcome(proc.request(call(), { timeoutMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await first).toBe('WRITE_TIMEOUT');
+    expect(ext.stdin.destroyed).toBe(true);
+  });
+
+  it('with closeStdinOnWriteTimeout: false, fails it with TIMEOUT and keeps the stdin open', async () => {
+    ext.holdWrites();
+    const first = outcome(proc.request(call(), { timeoutMs: 1000, closeStdinOnWriteTimeout: false }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await first).toBe('TIMEOUT');
+    expect(ext.stdin.destroyed).toBe(false);
+  });
+});
+
+describe('requests', () => {
+  it('rejects args that cannot be encoded and leaves nothing pending behind', async () => {
+    const cyclic: Frame = {};
+    cyclic.self = cyclic;
+    await expect(proc.request(call(cyclic), { timeoutMs: 1000 })).rejects.toThrow(TypeError);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(ext.stdin.destroyed).toBe(false);
+    const ok = proc.request(call({ fine: true }), { timeoutMs: 1000 });
+    await settleIo();
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+    await expect(ok).resolves.toMatchObject({ type: 'tool_result' });
+  });
+
+  it('puts the id last and keeps the frame as given', async () => {
+    const answered = proc.request(call({ text: 'line\u2028separator' }));
+    await settleIo();
+    const sent = ext.requests('tool_call').at(-1)!;
+    expect(Object.keys(sent)).toEqual(['type', 'name', 'args', 'id']);
+    expect(sent).toMatchObject({ name: 'echo', args: { text: 'line\u2028separator' } });
+    ext.send({ type: 'tool_result', id: sent.id });
+    await answered;
+  });
+
+  it('resolves with what a mapper makes of the response, and of a failure', async () => {
+    const mapper = { frame: (f: { content?: unknown[] | undefined }) => `frame:${f.content?.length ?? 0}`, error: (e: ExtensionHostError) => `error:${e.code}` };
+    const answered = proc.request(call(), { timeoutMs: 1000 }, mapper);
+    const lost = proc.request(call(), { timeoutMs: 1000 }, mapper);
+    await settleIo();
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call')[0]!.id, content: [] });
+    expect(await answered).toBe('frame:0');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await lost).toBe('error:TIMEOUT');
+    const aborted = proc.request(call(), { signal: AbortSignal.abort() }, mapper);
+    expect(await aborted).toBe('error:ABORTED');
+  });
+});
