@@ -176,6 +176,13 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Shuts every extension down in parallel (shutdown, grace, SIGTERM, SIGKILL to the process group). Idempotent. */
   stop(): Promise<void> {
+    // A start or reload in progress may wait on slow handshakes: end them now, not after.
+    if (this.status === 'starting') {
+      for (const ext of this.loaded) {
+        this.setState(ext, 'stopped');
+        void ext.process.stop();
+      }
+    }
     return this.serialize(async () => {
       if (this.status === 'stopped' || this.status === 'idle') {
         this.status = 'stopped';
@@ -314,8 +321,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private onExit(ext: LoadedExtension, info: ExitInfo): void {
     if (this.byName.get(ext.name) !== ext || ext.state === 'stopped') return;
-    this.emit('extension:exit', { name: ext.name, code: info.code, signal: info.signal, reason: info.reason });
-    if (ext.state === 'starting' && ext.process.hello === undefined) return; // startOne reports it
+    const exit = { name: ext.name, code: info.code, signal: info.signal, reason: info.reason };
+    if (ext.state === 'starting' && ext.process.hello === undefined) {
+      this.emit('extension:exit', exit); // startOne reports the failure
+      return;
+    }
     const status = info.signal !== null ? `signal ${info.signal}` : `code ${info.code}`;
     const why = info.reason === 'exited' ? `exited with ${status}` : info.reason === 'stdout_closed' ? 'closed its stdout' : info.reason === 'frame_too_large' ? 'sent an oversized frame' : 'stopped';
     const error = new ExtensionHostError(ErrorCode.PROCESS_EXITED, `${ext.name} ${why}; its commands and tools were removed; see ${ext.logPath}`, { extension: ext.name, logPath: ext.logPath, exitCode: info.code, signal: info.signal });
@@ -326,13 +336,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       this.panels.delete(panelId);
       this.call('closePanel', { panelId, extension: ext.name, by: 'exit' });
     }
+    this.emit('extension:exit', exit);
     this.warn({ message: error.message, extension: ext.name, logPath: ext.logPath, code: error.code, error });
   }
 
   private removeRegistrations(ext: LoadedExtension): void {
     this.commandRegistry.removeExtension(ext.name);
     const changed = this.toolRegistry.removeExtension(ext.name);
-    for (const tool of ext.tools.values()) this.activated.delete(tool.name);
+    // Only names this extension owned: a shadowed registration must not deactivate the owner's tool.
+    for (const tool of ext.tools.values()) if (tool.active) this.activated.delete(tool.name);
     this.adapters.delete(ext);
     this.refreshActiveFlags();
     if (changed.length > 0) this.toolsChangedSoon();
@@ -689,7 +701,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   override emit(event: { event: string; [field: string]: unknown }): number;
   override emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean;
   override emit(first: unknown, ...rest: unknown[]): number | boolean {
-    if (typeof first === 'string') return (EventEmitter.prototype.emit as (name: string, ...args: unknown[]) => boolean).call(this, first, ...rest);
+    if (typeof first === 'string') return this.safeEmit(first, rest);
     const frame: Record<string, unknown> = Object.assign({ type: 'event' }, first, TYPE_EVENT);
     const problem = eventProblem(frame);
     if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
@@ -747,12 +759,28 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     if (this.diagnosticList.length >= MAX_DIAGNOSTICS) this.diagnosticList.shift();
     this.diagnosticList.push(d);
     if (log && d.extension !== undefined) this.byName.get(d.extension)?.process.logLine(d.message);
-    super.emit('diagnostic', d);
+    this.safeEmit('diagnostic', [d]);
   }
 
   private warn(warning: HostWarning): void {
-    super.emit('warning', warning);
+    this.safeEmit('warning', [warning]);
     this.call('warning', warning);
+  }
+
+  /**
+   * Host events are emitted from stdout/exit handlers and microtasks: a listener that throws must
+   * neither become an uncaught exception nor stop the host half-way. It is recorded instead.
+   */
+  private safeEmit(name: string, args: unknown[]): boolean {
+    try {
+      return (EventEmitter.prototype.emit as (name: string, ...args: unknown[]) => boolean).call(this, name, ...args);
+    } catch (err) {
+      const message = `a listener of '${name}' threw: ${err instanceof Error ? err.message : String(err)}`;
+      if (this.diagnosticList.length >= MAX_DIAGNOSTICS) this.diagnosticList.shift();
+      // Recorded without emitting: a throwing 'diagnostic' listener must not recurse.
+      this.diagnosticList.push({ code: 'LISTENER_THREW', message, severity: 'error' });
+      return true;
+    }
   }
 
   private call<K extends keyof HostCallbacks>(name: K, arg: Parameters<NonNullable<HostCallbacks[K]>>[0]): void {
@@ -763,7 +791,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     } catch (err) {
       const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
       this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
-      if (name !== 'warning') super.emit('warning', { message, code: 'CALLBACK_THREW' });
+      if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
     }
   }
 }

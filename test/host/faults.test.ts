@@ -144,3 +144,37 @@ describe('callbacks that throw', () => {
     await host.stop();
   });
 });
+
+describe('event listeners that throw', () => {
+  it('never become uncaught exceptions, and a crash is still cleaned up completely', async () => {
+    const { host } = await kit.start({ explicit: [fixture('faults/garbage'), kitchen] });
+    for (const name of ['diagnostic', 'warning', 'extension:exit', 'extension:state', 'commands:changed', 'tools:changed'] as const) {
+      host.on(name, () => {
+        throw new Error(`${name} listener broke`);
+      });
+    }
+    // A bad frame (diagnostic), then a crash (exit, state, warning, tools and commands changed).
+    expect((await host.callTool('crash', {})).failure?.code).toBe('PROCESS_EXITED');
+    const kitchenInfo = host.extensions().find((e) => e.name === 'kitchen')!;
+    expect(kitchenInfo.state).toBe('exited');
+    expect(host.tools().some((t) => t.extension === 'kitchen')).toBe(false);
+    expect(host.commands().some((c) => c.extension === 'kitchen')).toBe(false);
+    expect(host.diagnostics().filter((d) => d.code === 'LISTENER_THREW').map((d) => d.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("'extension:exit'"), expect.stringContaining("'warning'")]),
+    );
+    expect(await host.runCommand('/still-works')).toMatchObject({ handled: true, text: 'ok' });
+    await host.stop();
+  });
+});
+
+describe('stop() during a start', () => {
+  it('ends handshakes in progress instead of waiting for their deadlines', async () => {
+    const { host } = kit.create({ explicit: [fixture('faults/silent'), kitchen], timeouts: { hello: 60_000, ready: 60_000 } });
+    const starting = host.start();
+    await nextEvent(host, 'extension:state', (c) => c.name === 'kitchen' && c.state === 'ready');
+    await host.stop();
+    const report = await starting;
+    expect(report.failed).toEqual([]);
+    expect(host.extensions()).toEqual([]);
+  });
+});
