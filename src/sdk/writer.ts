@@ -3,6 +3,9 @@ import { encodeFrame } from '../protocol/codec.js';
 
 type WriteFn = (chunk: string, callback: (err?: Error | null) => void) => boolean;
 
+const GUARDED = new WeakSet<NodeJS.WritableStream>();
+const ignore = (): void => undefined;
+
 export class FrameWriter {
   private readonly queue: string[] = [];
   private inFlight = 0;
@@ -52,6 +55,12 @@ export class FrameWriter {
   detach(): void {
     this.stream.removeListener('drain', this.onDrain);
     this.stream.removeListener('close', this.onClose);
+    this.stream.removeListener('error', this.onError);
+    // One shared no-op guard per stream, however many runs used it (no listener leak).
+    if (!GUARDED.has(this.stream)) {
+      GUARDED.add(this.stream);
+      this.stream.on('error', ignore);
+    }
   }
 
   private idle(): boolean {
