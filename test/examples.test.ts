@@ -43,4 +43,26 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('guarded: error: refused: matches danger pattern "rm -rf"');
     expect(r.stdout).toContain('anthropic tools after activation: ["weather","forecast","enable_forecast"]');
   });
+
+  // Each asserts what its doc promises (node:assert) and exits non-zero on the first mismatch.
+  it('the README quick start runs', { timeout: 40_000 }, () => {
+    const r = run('examples/quickstart.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('quickstart: ok');
+    expect(r.status).toBe(0);
+  });
+
+  it('the reference embedding of docs/embedding.md checks every documented behaviour', { timeout: 40_000 }, () => {
+    const r = run('examples/embed-reference.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('embed-reference: every documented behaviour checked');
+    expect(r.status).toBe(0);
+  });
+
+  it('the stand-alone chain of docs/interception.md runs', { timeout: 40_000 }, () => {
+    const r = run('examples/intercept-chain.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('intercept-chain: ok');
+    expect(r.status).toBe(0);
+  });
 });

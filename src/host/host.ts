@@ -327,7 +327,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       return;
     }
     const status = info.signal !== null ? `signal ${info.signal}` : `code ${info.code}`;
-    const why = info.reason === 'exited' ? `exited with ${status}` : info.reason === 'stdout_closed' ? 'closed its stdout' : info.reason === 'frame_too_large' ? 'sent an oversized frame' : 'stopped';
+    const why = info.reason === 'exited' ? `exited with ${status}` : info.reason === 'stdout_closed' ? 'closed its stdout' : info.reason === 'frame_too_large' ? 'sent an oversized frame' : info.reason === 'stdin_blocked' ? 'stopped reading its stdin' : 'stopped';
     const error = new ExtensionHostError(ErrorCode.PROCESS_EXITED, `${ext.name} ${why}; its commands and tools were removed; see ${ext.logPath}`, { extension: ext.name, logPath: ext.logPath, exitCode: info.code, signal: info.signal });
     this.setState(ext, ext.state === 'starting' ? 'failed' : 'exited', error);
     this.removeRegistrations(ext);

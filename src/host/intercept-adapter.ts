@@ -92,9 +92,9 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
           return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
         },
       };
-      // A step that cannot even be written times out like any other (the stdin stays open, as when
-      // the step's own deadline aborted the request).
-      const options = { timeoutMs: stepDeadline(stepTimeoutMs), signal, closeStdinOnWriteTimeout: false };
+      // A step that cannot even be written within its deadline closes the extension's stdin (the
+      // spec: "a blocked request write closes its input pipe"); the step counts as a timeout.
+      const options = { timeoutMs: stepDeadline(stepTimeoutMs), signal };
       return proc.request(frameFor(method, input as Record<string, unknown>), options, mapper);
     },
   };

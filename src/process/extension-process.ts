@@ -100,7 +100,7 @@ export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
   /** Why the connection ended. */
-  reason: 'exited' | 'stdout_closed' | 'frame_too_large' | 'stopped';
+  reason: 'exited' | 'stdout_closed' | 'frame_too_large' | 'stdin_blocked' | 'stopped';
 }
 
 export interface ProcessDiagnostic {
@@ -273,6 +273,11 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     return this.exitPromise;
   }
 
+  /** Resolves once every `[host]` line logged so far is in the log file. */
+  logFlushed(): Promise<void> {
+    return this.log.flushed();
+  }
+
   /** Appends a `[host]` line to this extension's log. */
   logLine(message: string): void {
     void this.log.write(message);
@@ -320,6 +325,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       }
       try {
         child = spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
+      } catch (err) {
+        // spawn() throws synchronously for some arguments (a NUL byte, an invalid cwd type).
+        this.state = 'closed';
+        this.finish({ code: null, signal: null, reason: 'exited' });
+        const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${(err as Error).message}`, err);
+        this.logLine(error.message);
+        throw error;
       } finally {
         await stderr.close();
       }
@@ -352,6 +364,12 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     child.stdin.on('drain', () => {
       this.waitingDrain = false;
       this.flush();
+    });
+    // A closed stdin never drains: drop what is queued instead of letting it pile up.
+    child.stdin.once('close', () => {
+      this.waitingDrain = false;
+      this.outFirst = undefined;
+      this.outMore = undefined;
     });
     child.onError((err) => {
       const code = (err as NodeJS.ErrnoException).code;
@@ -677,9 +695,10 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       // The request never left our buffer: the extension is not reading. Close its stdin so
       // nothing stays blocked behind it.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
-      this.logLine(error.message);
       this.settle(entry.id, undefined, error);
       this.child?.stdin.destroy();
+      // It can receive nothing any more: the extension is gone, like one that closed its stdout.
+      this.disconnect(error, 'stdin_blocked');
       return;
     }
     this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not answer ${type} within ${timeoutMs} ms; see ${this.logPath}`));

@@ -44,6 +44,11 @@ export class ExtensionLog {
     return handle;
   }
 
+  /** Resolves once every host line written so far is in the file. */
+  flushed(): Promise<void> {
+    return this.chain;
+  }
+
   /** Appends one host line (`[host] message`); failures to log are ignored. */
   write(message: string): Promise<void> {
     const line = `[host] ${new Date().toISOString()} ${message}\n`;

@@ -1,7 +1,7 @@
-// The recipe of docs/interception.md ("Unit-testing a policy"), kept runnable. Only the import differs.
+// The recipe of docs/interception.md ("Unit-testing a policy"), kept runnable; test/docs.test.ts checks
+// that the guide's block is this file (the import names the package).
 import { describe, expect, it, vi } from 'vitest';
-import { InterceptChain } from '../../src/intercept/chain.js';
-import type { Interceptor } from '../../src/intercept/types.js';
+import { InterceptChain, type Interceptor } from '../../src/index.js';
 
 // The policy under test: refuse `rm -rf`, make `ls` show hidden files.
 const guard: Interceptor = {

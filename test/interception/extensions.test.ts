@@ -183,7 +183,14 @@ describe('bad system prompt answers keep the prompt and warn', () => {
     expect(named).toContain('prompt-number');
     expect(named).toContain('prompt-huge');
     const number = host.extensions().find((e) => e.name === 'prompt-number')!;
-    expect(await readFile(number.logPath, 'utf8')).toMatch(/\[host\].*prompt-number/);
+    // Host lines are appended asynchronously: poll the file (nothing announces the write).
+    const deadline = Date.now() + 2000;
+    let log = '';
+    while (!/\[host\].*prompt-number/.test(log) && Date.now() < deadline) {
+      log = await readFile(number.logPath, 'utf8');
+      if (!/\[host\].*prompt-number/.test(log)) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(log).toMatch(/\[host\].*prompt-number/);
   });
 });
 
@@ -212,5 +219,31 @@ describe('timeouts and crashes count as "allow, unchanged"', () => {
     ]);
     expect(warnings.map((w) => w.extension)).toEqual(expect.arrayContaining(['prompt-sleep', 'prompt-crash']));
     expect(host.extensions().find((e) => e.name === 'prompt-crash')?.state).toBe('exited');
+  });
+});
+
+describe('an interceptor that stops reading its stdin', () => {
+  const warnings: HostWarning[] = [];
+  let host: ExtensionHost;
+  beforeAll(async () => {
+    host = makeHost(['faults/deaf-interceptor', 'intercept/prompt-append-a'], { intercept: 200, warnings });
+    await host.start();
+  });
+  afterAll(() => host.stop());
+
+  it('has its input pipe closed at the step deadline and is dropped; the rest still run and later passes do not wait', async () => {
+    const big = 'p'.repeat(512 * 1024); // more than a pipe holds: the write cannot complete
+    const first = await host.prepareSystemPrompt({ systemPrompt: big });
+    expect(first.systemPrompt).toBe(`${big}\n[prompt-append-a]`);
+    expect(first.trace.map((s) => [s.interceptor, s.failure ?? s.decision])).toEqual([
+      ['deaf-interceptor', 'timeout'],
+      ['prompt-append-a', 'rewrite'],
+    ]);
+    const deaf = host.extensions().find((e) => e.name === 'deaf-interceptor')!;
+    expect(deaf.state).toBe('exited');
+    expect(deaf.error?.message).toContain('stopped reading its stdin');
+    const d = await host.intercepts.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'ls' } });
+    expect(d.trace).toEqual([]);
+    expect(warnings.some((w) => w.extension === 'deaf-interceptor')).toBe(true);
   });
 });

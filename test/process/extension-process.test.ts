@@ -76,6 +76,14 @@ describe('handshake', () => {
     expect(err.message).toContain(path.join(kitchenDir, 'no-such-binary'));
   });
 
+  it('reports arguments that spawn() refuses as SPAWN_FAILED, never a bare error', async () => {
+    const p = new ExtensionProcess({ name: 'nul', dir: kitchenDir, launch: { kind: 'spawn', exec: './kitchen.mjs', args: ['a\u0000b'] }, logDir: logs.dir, host: HOST });
+    started.push(p);
+    const err = await failure(p.start());
+    expect(err.code).toBe('SPAWN_FAILED');
+    expect(await p.exited).toMatchObject({ reason: 'exited' });
+  });
+
   it('reports a bare command missing from PATH', async () => {
     const p = proc(kitchenDir, 'zot-no-such-command-on-path');
     const err = await failure(p.start());
@@ -192,6 +200,9 @@ describe('requests', () => {
     const err = await failure(p.request({ type: 'tool_call', name: 'echo', args: { big } }, { timeoutMs: 100 }));
     expect(err.code).toBe('WRITE_TIMEOUT');
     expect(err.message).toContain('stdin was closed');
+    // It can receive nothing any more: it is stopped, and later requests fail at once.
+    expect(await p.exited).toMatchObject({ reason: 'stdin_blocked' });
+    expect((await failure(p.request({ type: 'tool_call', name: 'echo', args: {} }, { timeoutMs: 60_000 }))).code).toBe('WRITE_TIMEOUT');
   });
 });
 
@@ -212,6 +223,7 @@ describe('bad output', () => {
       expect(d.logPath).toBe(p.logPath);
     }
     expect(p.stats.badLines).toBe(5);
+    await p.logFlushed();
     const log = await readFile(p.logPath, 'utf8');
     expect(log).toContain('[host]');
     expect(log).toContain('this is not json');
