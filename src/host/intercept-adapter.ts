@@ -14,6 +14,7 @@ import {
 } from '../intercept/step.js';
 import type { InterceptContext, Interceptor } from '../intercept/types.js';
 import type { AbortLike, ExtensionProcess, RequestFrame, ResponseMapper } from '../process/extension-process.js';
+import { TOOL_CALL_INTERCEPT } from '../protocol/encode.js';
 import type { EventInterceptResponseFrame } from '../protocol/frames.js';
 
 const METHOD_OF = {
@@ -24,11 +25,15 @@ const METHOD_OF = {
 } as const satisfies Record<string, StepMethod>;
 
 type Decision = Record<string, unknown>;
+type Mapper = ResponseMapper<EventInterceptResponseFrame, StepOutcome>;
 
 function frameFor(method: StepMethod, input: Record<string, unknown>): RequestFrame<'event_intercept'> {
   switch (method) {
-    case 'toolCall':
-      return { type: 'event_intercept', event: 'tool_call', tool_id: input.toolId as string, tool_name: input.toolName as string, tool_args: input.args as Record<string, unknown> };
+    case 'toolCall': {
+      // Key order as TOOL_CALL_INTERCEPT requires.
+      const frame = { type: 'event_intercept', event: 'tool_call', tool_id: input.toolId as string, tool_name: input.toolName as string, tool_args: input.args as Record<string, unknown>, [TOOL_CALL_INTERCEPT]: true } as const;
+      return frame;
+    }
     case 'turnStart':
       return { type: 'event_intercept', event: 'turn_start', step: input.step as number };
     case 'assistantMessage':
@@ -81,17 +86,30 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
     methods[method] = call;
   }
   adapter[TRUSTED_INTERCEPTOR] = true;
+  const mapperFor = (method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined): Mapper => ({
+    frame: (r) => ({ ok: true, decision: decisionFor(method, r) }),
+    error: (error) => {
+      if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
+      return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
+    },
+  });
+  // Without a caller signal a mapper depends only on the method and the deadline: reused.
+  const unsignalled: Partial<Record<StepMethod, { timeoutMs: number; mapper: Mapper }>> = {};
   adapter[DIRECT_STEP] = {
     methods,
     run(method, input, stepTimeoutMs, signal) {
       if (signal?.aborted) return Promise.reject(abortedError(signal));
-      const mapper: ResponseMapper<EventInterceptResponseFrame, StepOutcome> = {
-        frame: (r) => ({ ok: true, decision: decisionFor(method, r) }),
-        error: (error) => {
-          if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
-          return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
-        },
-      };
+      let mapper: Mapper;
+      if (signal === undefined) {
+        let cached = unsignalled[method];
+        if (cached?.timeoutMs !== stepTimeoutMs) {
+          cached = { timeoutMs: stepTimeoutMs, mapper: mapperFor(method, stepTimeoutMs, undefined) };
+          unsignalled[method] = cached;
+        }
+        mapper = cached.mapper;
+      } else {
+        mapper = mapperFor(method, stepTimeoutMs, signal);
+      }
       // A step that cannot even be written within its deadline closes the extension's stdin (the
       // spec: "a blocked request write closes its input pipe"); the step counts as a timeout.
       const options = { timeoutMs: stepDeadline(stepTimeoutMs), signal };

@@ -224,6 +224,7 @@ export class InterceptChain {
     let modified = false;
     // Interceptors that allowed, with the args as they stood after their step.
     const allowed: { interceptor: Interceptor; argsAfter: Record<string, unknown> }[] = [];
+    const revalidate = this.#revalidate;
 
     const seen = (interceptor: Interceptor) => ({
       toolId: input.toolId,
@@ -248,10 +249,10 @@ export class InterceptChain {
           this.#diagnose(interceptor, event, 'ignored_field', 'modifiedArgs is not a JSON object; ignored');
         }
       }
-      allowed.push({ interceptor, argsAfter: args });
+      if (revalidate) allowed.push({ interceptor, argsAfter: args });
     }
 
-    if (this.#revalidate) {
+    if (revalidate) {
       for (const { interceptor, argsAfter } of allowed) {
         if (argsAfter === args) continue;
         const step = await this.#step(interceptor, 'toolCall', event, seen(interceptor), signal, trace, true);
@@ -347,7 +348,13 @@ export class InterceptChain {
 
   #participants(method: Method, signal: AbortSignal | undefined): Interceptor[] {
     if (signal?.aborted) throw abortedError(signal);
-    return this.list().filter((interceptor) => typeof interceptor[method] === 'function');
+    // list() filtered, without its intermediate arrays (this runs once per chain call).
+    const out: Interceptor[] = [];
+    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') out.push(entry.interceptor);
+    const sourced = this.#source?.();
+    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') out.push(interceptor);
+    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') out.push(entry.interceptor);
+    return out;
   }
 
   /**

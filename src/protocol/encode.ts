@@ -16,11 +16,49 @@ export function encodeFrame(frame: object): string {
 }
 
 /**
+ * @internal Brands an `event_intercept` tool_call frame whose own keys are exactly, in this order,
+ * `type`, `event`, `tool_id`, `tool_name`, `tool_args`: encodeRequest() then writes it from a
+ * template (same bytes as JSON.stringify) instead of stringifying the whole frame and splicing the id.
+ */
+export const TOOL_CALL_INTERCEPT = Symbol('zot-extension-host.toolCallIntercept');
+
+interface ToolCallInterceptFrame {
+  tool_id: unknown;
+  tool_name: unknown;
+  tool_args: unknown;
+}
+
+/** The branded frame's line, or undefined when a field would make the template differ from JSON.stringify. */
+function encodeToolCallIntercept(frame: ToolCallInterceptFrame, idJson: string): string | undefined {
+  const { tool_id: toolId, tool_name: toolName, tool_args: args } = frame;
+  if (typeof toolId !== 'string' || typeof toolName !== 'string') return undefined;
+  // Top-level and nested stringify differ only by the key a toJSON() sees.
+  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  let argsJson: string;
+  try {
+    argsJson = JSON.stringify(args);
+  } catch {
+    return undefined; // the generic path throws the same error, with the same message
+  }
+  if (typeof argsJson !== 'string') return undefined;
+  const line = `{"type":"event_intercept","event":"tool_call","tool_id":${JSON.stringify(toolId)},"tool_name":${JSON.stringify(toolName)},"tool_args":${argsJson},"id":${idJson}}\n`;
+  // JSON.stringify leaves U+2028/U+2029 as they are: only these parts can hold one. Testing them
+  // (flat strings) spares flattening the concatenated line here.
+  return HAS_LINE_SEPARATOR.test(argsJson) || HAS_LINE_SEPARATOR.test(toolId) || HAS_LINE_SEPARATOR.test(toolName) || HAS_LINE_SEPARATOR.test(idJson)
+    ? escapeLineSeparators(line)
+    : line;
+}
+
+/**
  * `encodeFrame({ ...frame, id })` without the copy: the id goes last, after the frame's own fields.
  * Spreading a caller's object into a fresh one makes JSON.stringify several times slower.
  * `idJson` is the id already encoded as a JSON string.
  */
 export function encodeRequest(frame: object, idJson: string): string {
+  if ((frame as { [TOOL_CALL_INTERCEPT]?: true })[TOOL_CALL_INTERCEPT] === true) {
+    const line = encodeToolCallIntercept(frame as ToolCallInterceptFrame, idJson);
+    if (line !== undefined) return line;
+  }
   const json = JSON.stringify(frame);
   if ('id' in frame || json.length <= 2) return encodeFrame({ ...frame, id: JSON.parse(idJson) as unknown });
   if (HAS_LINE_SEPARATOR.test(json) || HAS_LINE_SEPARATOR.test(idJson)) {

@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TOOL_CALL_INTERCEPT, encodeFrame, encodeRequest } from '../../src/protocol/encode.js';
+
+const frameOf = (toolId: unknown, toolName: unknown, args: unknown) => ({ type: 'event_intercept', event: 'tool_call', tool_id: toolId, tool_name: toolName, tool_args: args });
+const branded = (frame: object) => ({ ...frame, [TOOL_CALL_INTERCEPT]: true as const });
+const SEP = ['', '\u2028', '\u2029', 'a\u2028b'];
+
+describe('encodeRequest', () => {
+  it('the tool_call intercept template is byte-identical to encodeFrame({ ...frame, id })', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'é', '🎉', '"', '\\', '\n', '\u2028', '\u2029', '\u0000') });
+    fc.assert(
+      fc.property(text, text, fc.dictionary(text, fc.jsonValue()), text, (toolId, toolName, args, id) => {
+        const frame = frameOf(toolId, toolName, args);
+        expect(encodeRequest(branded(frame), JSON.stringify(id))).toBe(encodeFrame({ ...frame, id }));
+      }),
+      { seed: 42, numRuns: 2000 },
+    );
+  });
+
+  it('escapes U+2028/U+2029 in every field and the id', () => {
+    for (const a of SEP) for (const b of SEP) for (const c of SEP) for (const d of SEP) {
+      const frame = frameOf(`id${a}`, `name${b}`, { command: `ls${c}` });
+      const line = encodeRequest(branded(frame), JSON.stringify(`r${d}`));
+      expect(line).toBe(encodeFrame({ ...frame, id: `r${d}` }));
+      expect(line).not.toMatch(/[\u2028\u2029]/);
+    }
+  });
+
+  it('falls back to the generic encoding for odd inputs, with the same result or error', () => {
+    const withToJson = { toJSON: () => ({ replaced: true }) };
+    for (const frame of [frameOf(1, 'bash', {}), frameOf('t', null, {}), frameOf('t', 'bash', withToJson), frameOf('t', 'bash', [1, 2])]) {
+      expect(encodeRequest(branded(frame), '"x"')).toBe(encodeFrame({ ...frame, id: 'x' }));
+    }
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const frame = frameOf('t', 'bash', cyclic);
+    expect(() => encodeRequest(branded(frame), '"x"')).toThrow(TypeError);
+    expect(() => encodeFrame({ ...frame, id: 'x' })).toThrow(TypeError);
+  });
+
+  it('appends the id to any other request without changing the frame', () => {
+    const frame = { type: 'tool_call', name: 'echo', args: { s: 'x\u2028y' } };
+    expect(encodeRequest(frame, '"0:1"')).toBe(encodeFrame({ ...frame, id: '0:1' }));
+  });
+});
