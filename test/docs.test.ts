@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../src/errors.js';
 import { ROOT } from './helpers/fixtures.js';
+import { missingLines } from './helpers/excerpts.js';
 
 const DOCS = ['README.md', 'docs/embedding.md', 'docs/interception.md', 'docs/protocol.md'];
 const CODE = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs', 'cjs', 'tsx']);
@@ -40,29 +41,6 @@ function codeBlocks(doc: string): Block[] {
   return found;
 }
 
-/** Package imports as the repository's files write them. */
-function normalise(line: string): string {
-  return line
-    .trim()
-    .replace(/'(?:\.\.\/)+src\/sdk\/index\.js'/, "'zot-extension-host/sdk'")
-    .replace(/'(?:\.\.\/)+src\/testing\/index\.js'/, "'zot-extension-host/testing'")
-    .replace(/'(?:\.\.\/)+src\/index\.js'/, "'zot-extension-host'");
-}
-
-/** The snippet lines missing from `source` (in order), or [] when the snippet is an excerpt of it. */
-function missingLines(snippet: readonly string[], source: string): string[] {
-  const lines = source.split('\n').map(normalise);
-  let at = 0;
-  const missing: string[] = [];
-  for (const raw of snippet) {
-    const line = normalise(raw);
-    if (line === '' || line === '// ...') continue;
-    const index = lines.indexOf(line, at);
-    if (index === -1) missing.push(line);
-    else at = index + 1;
-  }
-  return missing;
-}
 
 const blocks = DOCS.flatMap(codeBlocks);
 const examplesTest = read('test/examples.test.ts');

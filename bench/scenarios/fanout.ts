@@ -4,8 +4,7 @@
  * all runs; the timed blocks alternate.
  */
 import { collect, guarded, nowNs, order, turn, type BenchContext } from '../context.js';
-import { startHost, type HostLike } from '../host.js';
-import { RawPeer } from '../raw.js';
+import { startFleet } from '../fleet.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
@@ -36,19 +35,9 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
   const p50 = emptyValues();
   const p99 = emptyValues();
   const disabled = new Set<Impl>();
-  let peers: RawPeer[] = [];
-  let host: HostLike | undefined;
+  const fleet = await startFleet(ctx, label, extensions, disabled);
+  const { peers, host } = fleet;
   try {
-    await guarded(ctx, label, 'raw', disabled, async () => {
-      peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
-      await Promise.all(peers.map((p) => p.handshake()));
-    });
-    if (ctx.host.ok) {
-      const ctor = ctx.host.ExtensionHost;
-      await guarded(ctx, label, 'host', disabled, async () => {
-        host = await startHost(ctor, ctx.workspace, extensions);
-      });
-    }
     const emitters: Record<Impl, ((step: number) => void) | undefined> = {
       raw: (step) => {
         const line = `${JSON.stringify({ type: 'event', event: 'turn_start', step })}\n`;
@@ -70,7 +59,7 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
       ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
     }
   } finally {
-    await Promise.all([...peers.map((p) => p.close()), host?.stop()]);
+    await fleet.close();
   }
   const scenario = `event fan-out, ${n} subscribers`;
   return [

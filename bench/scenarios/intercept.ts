@@ -3,9 +3,8 @@
  * same event_intercept to the same N children one after the other: N bare round trips. Both sides
  * stay up for all runs; the timed blocks alternate.
  */
-import { guarded, nowNs, order, type BenchContext } from '../context.js';
-import { startHost, type HostLike } from '../host.js';
-import { RawPeer } from '../raw.js';
+import { nowNs, order, type BenchContext } from '../context.js';
+import { startFleet } from '../fleet.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
@@ -48,19 +47,9 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
     const label = `intercept ${n}`;
     // Round trips keep getting faster for ~2,000 of them (JIT, on both sides): warm up that many.
     const warmup = Math.ceil(2000 / n);
-    let peers: RawPeer[] = [];
-    let host: HostLike | undefined;
+    const fleet = await startFleet(ctx, label, extensions, disabled);
+    const { peers, host } = fleet;
     try {
-      await guarded(ctx, label, 'raw', disabled, async () => {
-        peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
-        await Promise.all(peers.map((p) => p.handshake()));
-      });
-      if (ctx.host.ok) {
-        const ctor = ctx.host.ExtensionHost;
-        await guarded(ctx, label, 'host', disabled, async () => {
-          host = await startHost(ctor, ctx.workspace, extensions);
-        });
-      }
       const chains: Record<Impl, ((i: number) => Promise<void>) | undefined> = {
         raw: async (i) => {
           for (const peer of peers) {
@@ -90,7 +79,7 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
         ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
       }
     } finally {
-      await Promise.all([...peers.map((p) => p.close()), host?.stop()]);
+      await fleet.close();
     }
     rows.push({
       scenario: `intercept, ${n} interceptor${n === 1 ? '' : 's'}`,

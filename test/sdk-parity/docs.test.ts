@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/fixtures.js';
+import { missingLines } from '../helpers/excerpts.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs/writing-extensions.md'), 'utf8');
 const start = doc.indexOf('## Testing your extension');
@@ -24,29 +25,6 @@ function blocks(markdown: string): Block[] {
   return found;
 }
 
-/** Package imports as the repository's files write them. */
-function normalise(line: string): string {
-  return line
-    .trim()
-    .replace(/'(?:\.\.\/)+src\/sdk\/index\.js'/, "'zot-extension-host/sdk'")
-    .replace(/'(?:\.\.\/)+src\/testing\/index\.js'/, "'zot-extension-host/testing'")
-    .replace(/'(?:\.\.\/)+src\/index\.js'/, "'zot-extension-host'");
-}
-
-/** The snippet lines missing from `source` (in order), or [] when it is an excerpt of it. */
-function missingLines(snippet: string[], source: string): string[] {
-  const lines = source.split('\n').map(normalise);
-  let at = 0;
-  const missing: string[] = [];
-  for (const raw of snippet) {
-    const line = normalise(raw);
-    if (line === '' || line === '// ...') continue;
-    const index = lines.indexOf(line, at);
-    if (index === -1) missing.push(line);
-    else at = index + 1;
-  }
-  return missing;
-}
 
 describe('docs/writing-extensions.md: Testing your extension', () => {
   const list = blocks(section);
