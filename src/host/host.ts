@@ -341,12 +341,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private removeRegistrations(ext: LoadedExtension): void {
+    // Only names this extension owned: a shadowed registration must not deactivate the owner's tool.
+    for (const tool of ext.tools.values()) if (this.toolRegistry.isActive(tool.name, ext.name)) this.activated.delete(tool.name);
     this.commandRegistry.removeExtension(ext.name);
     const changed = this.toolRegistry.removeExtension(ext.name);
-    // Only names this extension owned: a shadowed registration must not deactivate the owner's tool.
-    for (const tool of ext.tools.values()) if (tool.active) this.activated.delete(tool.name);
     this.adapters.delete(ext);
-    this.refreshActiveFlags();
     if (changed.length > 0) this.toolsChangedSoon();
     this.emit('commands:changed', this.commands());
   }
@@ -423,9 +422,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       return;
     }
     const { conflict } = this.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
-    ext.commands.set(key, { key, name, description, active: false });
+    ext.commands.set(key, { name, description });
     if (conflict !== undefined) this.recordConflict('command', `/${conflict.name}`, conflict.loser, conflict.winner);
-    this.refreshActiveFlags();
     if (ext.state === 'ready') this.emit('commands:changed', this.commands());
   }
 
@@ -435,9 +433,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       return;
     }
     const { conflict, changed } = this.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
-    ext.tools.set(name, { name, description, schema, deferred, active: false });
+    ext.tools.set(name, { name, description, schema, deferred });
     if (conflict !== undefined) this.recordConflict('tool', name, conflict.loser, conflict.winner);
-    this.refreshActiveFlags();
     if (changed && !deferred) this.toolsChangedSoon();
   }
 
@@ -449,12 +446,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.diagnose({ code: 'REGISTRATION_CONFLICT', message, extension: loser, severity: 'warning' }, false);
   }
 
-  private refreshActiveFlags(): void {
-    for (const ext of this.loaded) {
-      for (const command of ext.commands.values()) command.active = this.commandRegistry.isActive(command.name, ext.name);
-      for (const tool of ext.tools.values()) tool.active = this.toolRegistry.isActive(tool.name, ext.name);
-    }
-  }
 
   private subscribe(ext: LoadedExtension, events: readonly string[], intercept: readonly string[]): void {
     for (const event of events) ext.events.add(event);
@@ -743,7 +734,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Every extension of the current start, in load order, with state, pid, log path and registrations. */
   extensions(): ExtensionInfo[] {
-    return this.loaded.map((ext) => ext.info());
+    return this.loaded.map((ext) =>
+      ext.info({ command: (name) => this.commandRegistry.isActive(name, ext.name), tool: (name) => this.toolRegistry.isActive(name, ext.name) }),
+    );
   }
 
   /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures. */

@@ -10,8 +10,9 @@ export class LoadedExtension {
   error: ExtensionHostError | undefined;
   version: string | undefined;
   capabilities: string[] = [];
-  readonly commands = new Map<string, RegisteredCommand & { key: string }>();
-  readonly tools = new Map<string, RegisteredTool & { schema: Record<string, unknown> }>();
+  /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */
+  readonly commands = new Map<string, Omit<RegisteredCommand, 'active'>>();
+  readonly tools = new Map<string, Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> }>();
   readonly events = new Set<string>();
   readonly intercept = new Set<string>();
   /** Resolves when the extension is ready, failed or gone. */
@@ -55,7 +56,8 @@ export class LoadedExtension {
     return previous;
   }
 
-  info(): ExtensionInfo {
+  /** A snapshot; `isActive` says whether a registration of this extension owns its name. */
+  info(isActive: { command(name: string): boolean; tool(name: string): boolean }): ExtensionInfo {
     return {
       name: this.name,
       dir: this.dir,
@@ -67,8 +69,8 @@ export class LoadedExtension {
       capabilities: [...this.capabilities],
       readyVia: this.readyVia,
       readyMs: this.readyMs,
-      commands: [...this.commands.values()].map(({ name, description, active }) => ({ name, description, active })),
-      tools: [...this.tools.values()].map(({ name, description, deferred, active }) => ({ name, description, deferred, active })),
+      commands: [...this.commands.values()].map(({ name, description }) => ({ name, description, active: isActive.command(name) })),
+      tools: [...this.tools.values()].map(({ name, description, deferred }) => ({ name, description, deferred, active: isActive.tool(name) })),
       subscriptions: { events: [...this.events], intercept: [...this.intercept] },
       error: this.error,
       order: this.order,
