@@ -18,6 +18,8 @@ export interface EchoOptions {
 
 export interface EchoExtension {
   name: string;
+  /** The tool it registers. */
+  tool: string;
   dir: string;
   command: string;
   args: string[];
@@ -39,13 +41,14 @@ export class BenchWorkspace {
   extension(options: EchoOptions = {}): EchoExtension {
     const name = `echo-${++this.seq}`;
     const dir = join(this.root, 'extensions', name);
-    const args = [ECHO, '--name', name, '--tool', options.tool ?? 'echo'];
+    const tool = options.tool ?? 'echo';
+    const args = [ECHO, '--name', name, '--tool', tool];
     if (options.intercept === true) args.push('--intercept');
     if (options.events !== undefined && options.events.length > 0) args.push('--events', options.events.join(','));
     mkdirSync(dir, { recursive: true });
     const manifest = { name, version: '1.0.0', exec: process.execPath, args, language: 'javascript' };
     writeFileSync(join(dir, 'extension.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    return { name, dir, command: process.execPath, args };
+    return { name, dir, tool, command: process.execPath, args };
   }
 
   /** `count` extensions; each registers a tool named after itself unless `tool` is given. */

@@ -1,6 +1,7 @@
 // One extension as an interceptor: each intercepted event is one event_intercept request.
 import { ErrorCode } from '../errors.js';
 import {
+  ALLOWED,
   DIRECT_STEP,
   STEP_ABORT,
   TRUSTED_INTERCEPTOR,
@@ -13,7 +14,7 @@ import {
   type StepOutcome,
 } from '../intercept/step.js';
 import type { InterceptContext, Interceptor } from '../intercept/types.js';
-import type { AbortLike, ExtensionProcess, RequestFrame, ResponseMapper } from '../process/extension-process.js';
+import type { AbortLike, ExtensionProcess, RequestFrame, RequestOptions, ResponseMapper } from '../process/extension-process.js';
 import { TOOL_CALL_INTERCEPT } from '../protocol/encode.js';
 import type { EventInterceptResponseFrame } from '../protocol/frames.js';
 
@@ -26,6 +27,13 @@ const METHOD_OF = {
 
 type Decision = Record<string, unknown>;
 type Mapper = ResponseMapper<EventInterceptResponseFrame, StepOutcome>;
+
+/**
+ * Where a chain's tool_call input keeps its frame: the chain hands the same, unchanging input object
+ * to every trusted step until a rewrite (see InterceptChain.toolCall), so the frame, and with it
+ * the encoding (see TOOL_CALL_INTERCEPT), is made once per chain call and args version.
+ */
+const FRAME = Symbol('zot-extension-host.toolCallFrame');
 
 function frameFor(method: StepMethod, input: Record<string, unknown>): RequestFrame<'event_intercept'> {
   switch (method) {
@@ -65,6 +73,11 @@ function decisionFor(method: StepMethod, r: EventInterceptResponseFrame): Decisi
   }
 }
 
+/** An answer with no decision field at all (the usual "allow"): the same for every event. */
+function isPlainAllow(r: EventInterceptResponseFrame): boolean {
+  return r.block === undefined && r.reason === undefined && r.modified_args === undefined && r.replace_text === undefined && r.system_prompt === undefined;
+}
+
 /** The step's abort without creating its AbortSignal (see STEP_ABORT); any other context: its signal. */
 function abortOf(ctx: InterceptContext): AbortSignal | AbortLike {
   return (ctx as { [STEP_ABORT]?: AbortLike })[STEP_ABORT] ?? ctx.signal;
@@ -87,33 +100,40 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
   }
   adapter[TRUSTED_INTERCEPTOR] = true;
   const mapperFor = (method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined): Mapper => ({
-    frame: (r) => ({ ok: true, decision: decisionFor(method, r) }),
+    frame: (r) => (isPlainAllow(r) ? ALLOWED : { ok: true, decision: decisionFor(method, r) }),
     error: (error) => {
       if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
       return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
     },
   });
-  // Without a caller signal a mapper depends only on the method and the deadline: reused.
-  const unsignalled: Partial<Record<StepMethod, { timeoutMs: number; mapper: Mapper }>> = {};
+  // Without a caller signal a mapper (and the request options) depend only on the method and the
+  // deadline: reused.
+  const unsignalled: Partial<Record<StepMethod, { timeoutMs: number; mapper: Mapper; options: RequestOptions }>> = {};
   adapter[DIRECT_STEP] = {
     methods,
     run(method, input, stepTimeoutMs, signal) {
       if (signal?.aborted) return Promise.reject(abortedError(signal));
+      // A step that cannot even be written within its deadline closes the extension's stdin (the
+      // spec: "a blocked request write closes its input pipe"); the step counts as a timeout.
       let mapper: Mapper;
+      let options: RequestOptions;
       if (signal === undefined) {
         let cached = unsignalled[method];
         if (cached?.timeoutMs !== stepTimeoutMs) {
-          cached = { timeoutMs: stepTimeoutMs, mapper: mapperFor(method, stepTimeoutMs, undefined) };
+          cached = { timeoutMs: stepTimeoutMs, mapper: mapperFor(method, stepTimeoutMs, undefined), options: { timeoutMs: stepDeadline(stepTimeoutMs) } };
           unsignalled[method] = cached;
         }
         mapper = cached.mapper;
+        options = cached.options;
       } else {
         mapper = mapperFor(method, stepTimeoutMs, signal);
+        options = { timeoutMs: stepDeadline(stepTimeoutMs), signal };
       }
-      // A step that cannot even be written within its deadline closes the extension's stdin (the
-      // spec: "a blocked request write closes its input pipe"); the step counts as a timeout.
-      const options = { timeoutMs: stepDeadline(stepTimeoutMs), signal };
-      return proc.request(frameFor(method, input as Record<string, unknown>), options, mapper);
+      const frame =
+        method === 'toolCall'
+          ? ((input as { [FRAME]?: RequestFrame<'event_intercept'> })[FRAME] ??= frameFor(method, input as Record<string, unknown>))
+          : frameFor(method, input as Record<string, unknown>);
+      return proc.request(frame, options, mapper);
     },
   };
   return adapter;

@@ -1,7 +1,7 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
 // optional re-validation, and a trace of every step.
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
-import { DIRECT_STEP, TRUSTED_INTERCEPTOR, abortedError, runStep, type DirectStep, type StepMethod, type StepOutcome } from './step.js';
+import { ALLOWED, DIRECT_STEP, TRUSTED_INTERCEPTOR, abortedError, runStep, type DirectStep, type StepMethod, type StepOutcome } from './step.js';
 import type {
   AssistantMessageInput,
   BeforeAgentStartInput,
@@ -226,17 +226,31 @@ export class InterceptChain {
     const allowed: { interceptor: Interceptor; argsAfter: Record<string, unknown> }[] = [];
     const revalidate = this.#revalidate;
 
-    const seen = (interceptor: Interceptor) => ({
-      toolId: input.toolId,
-      toolName: input.toolName,
-      args: isTrusted(interceptor) ? args : copy(args),
-    });
+    // Trusted adapters share one input object per args version: they neither change nor keep it,
+    // and the host's adapters encode its frame once for all of them.
+    let shared: ToolCallInput | undefined;
+    const seen = (interceptor: Interceptor): ToolCallInput => {
+      if (!isTrusted(interceptor)) return { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
+      if (shared?.args !== args) shared = { toolId: input.toolId, toolName: input.toolName, args };
+      return shared;
+    };
 
     // The hot path: each step awaited here directly (no async helper in between).
+    // One clock reading per plain step: its end is the next step's start.
+    let started = this.#now();
     for (const interceptor of participants) {
-      const started = this.#now();
       const outcome = await this.#run(interceptor, 'toolCall', seen(interceptor), signal);
-      const step = this.#record(interceptor, event, outcome, started, trace, false);
+      const ended = this.#now();
+      if (outcome === ALLOWED) {
+        // Allowed with nothing to apply or report: #record's result, without its objects.
+        trace.push({ interceptor: interceptor.name, decision: 'allow', ms: ended - started });
+        if (revalidate) allowed.push({ interceptor, argsAfter: args });
+        started = ended;
+        continue;
+      }
+      const step = this.#record(interceptor, event, outcome, ended - started, trace, false);
+      // #record may have called the diagnostic listener: not the next step's time.
+      started = this.#now();
       if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
       if (step.decision === undefined) continue;
       const next = step.decision.modifiedArgs;
@@ -371,7 +385,7 @@ export class InterceptChain {
   ): Promise<StepResult> {
     const started = this.#now();
     const outcome = await this.#run(interceptor, method, input, signal);
-    return this.#record(interceptor, event, outcome, started, trace, revalidation);
+    return this.#record(interceptor, event, outcome, this.#now() - started, trace, revalidation);
   }
 
   /** Runs one step under its deadline and the caller's signal (see runStep). */
@@ -394,12 +408,12 @@ export class InterceptChain {
     interceptor: Interceptor,
     event: InterceptEvent,
     outcome: StepOutcome,
-    started: number,
+    ms: number,
     trace: TraceStep[],
     revalidation: boolean,
   ): StepResult {
     const name = interceptor.name;
-    const traced: TraceStep = { interceptor: name, decision: 'allow', ms: this.#now() - started };
+    const traced: TraceStep = { interceptor: name, decision: 'allow', ms };
     if (revalidation) traced.revalidation = true;
     trace.push(traced);
 

@@ -6,6 +6,12 @@ export type StepOutcome =
   | { ok: true; decision: Record<string, unknown> | undefined }
   | { ok: false; kind: FailureKind; message: string };
 
+/**
+ * @internal The outcome of a step that allowed with no decision at all (answered nothing, or `{}`):
+ * one shared, frozen object, so the chain recognizes the common case by identity.
+ */
+export const ALLOWED: StepOutcome = Object.freeze({ ok: true, decision: undefined });
+
 export interface StepOptions {
   name: string;
   timeoutMs: number;
@@ -188,7 +194,7 @@ export function runStep(
     }
     Promise.resolve(returned).then((value) => {
       if (value === undefined) {
-        settle(() => resolve({ ok: true, decision: undefined }));
+        settle(() => resolve(ALLOWED));
       } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         settle(() => resolve({ ok: true, decision: value as Record<string, unknown> }));
       } else {

@@ -6,7 +6,8 @@ import { LineDecoder } from '../protocol/decoder.js';
 import { encodeFrame, encodeRequest } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
 import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
-import { loadCodec } from '../protocol/load-codec.js';
+import { hotFrame } from '../protocol/hot-frames.js';
+import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
 import { checkExecutable, resolveExec } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
@@ -242,8 +243,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private onEarlyFailure: ((error: ExtensionHostError) => void) | undefined;
   private stopping: Promise<void> | undefined;
   private endReason: ExitInfo['reason'] | undefined;
-  /** decodeExtensionFrame, once its module (zod) is loaded: start() awaits it. */
-  private decode: ((line: string) => DecodedFrame) | undefined;
+  /** The frame decoder, once its module (zod) is loaded: start() awaits it. */
+  private codec: CodecModule | undefined;
 
   constructor(options: ExtensionProcessOptions) {
     super();
@@ -296,7 +297,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     // zod (for the frame decoder) and cross-spawn load on first use: see load-codec.ts and child.ts.
     try {
       const [codec] = await Promise.all([loadCodec(), launch.kind === 'spawn' ? loadSpawn() : undefined]);
-      this.decode = codec.decodeExtensionFrame;
+      this.codec = codec;
     } catch (err) {
       this.state = 'closed';
       this.finish({ code: null, signal: null, reason: 'exited' });
@@ -414,21 +415,38 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private onLine(line: string): void {
-    const decoded = this.decode!(line);
-    if (!decoded.ok) {
-      const { problem } = decoded;
-      this.stats.badLines++;
-      if (problem.kind === 'invalid' && problem.id !== undefined && this.pending.has(problem.id)) {
-        this.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
-      } else if (this.state === 'starting' && problem.kind !== 'not_json') {
-        this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${problem.message}; see ${this.logPath}`));
-        return;
-      }
-      const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
-      this.diagnose(code, problem.message);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.onDecoded(this.codec!.decodeExtensionFrame(line));
       return;
     }
-    const frame = decoded.frame;
+    // Each line is parsed once, here: responses in their plain shape need no schema (hot-frames.ts).
+    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    const hot = typeof type === 'string' ? hotFrame(value as Record<string, unknown>, type) : undefined;
+    if (hot !== undefined) this.onFrame(hot);
+    else this.onDecoded(this.codec!.decodeParsed(value, line));
+  }
+
+  private onDecoded(decoded: DecodedFrame): void {
+    if (decoded.ok) {
+      this.onFrame(decoded.frame);
+      return;
+    }
+    const { problem } = decoded;
+    this.stats.badLines++;
+    if (problem.kind === 'invalid' && problem.id !== undefined && this.pending.has(problem.id)) {
+      this.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
+    } else if (this.state === 'starting' && problem.kind !== 'not_json') {
+      this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${problem.message}; see ${this.logPath}`));
+      return;
+    }
+    const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
+    this.diagnose(code, problem.message);
+  }
+
+  private onFrame(frame: ExtensionFrame): void {
     this.stats.framesIn++;
     if (this.state === 'starting') {
       if (frame.type !== 'hello') {

@@ -36,6 +36,15 @@ export function decodeExtensionFrame(line: string): DecodedFrame {
   } catch (err) {
     return { ok: false, problem: { kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` } };
   }
+  return decodeParsed(value, line);
+}
+
+/**
+ * @internal decodeExtensionFrame() of a line already parsed into `value` (`line` is only quoted in
+ * problems): the process layer parses each line itself and checks the hot response shapes without
+ * loading this module's zod. Never throws.
+ */
+export function decodeParsed(value: unknown, line: string): DecodedFrame {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problem: { kind: 'not_object', message: `not a JSON object: ${preview(line)}` } };
   }

@@ -18,6 +18,13 @@ describe('encodeRequest', () => {
     );
   });
 
+  it('encodes a branded frame once and reuses it for every id', () => {
+    const frame = branded(frameOf('t1', 'bash', { command: 'ls\u2028' }));
+    for (const id of ['echo:1', 'other:2', 'x\u2029']) {
+      expect(encodeRequest(frame, JSON.stringify(id))).toBe(encodeFrame({ ...frameOf('t1', 'bash', { command: 'ls\u2028' }), id }));
+    }
+  });
+
   it('escapes U+2028/U+2029 in every field and the id', () => {
     for (const a of SEP) for (const b of SEP) for (const c of SEP) for (const d of SEP) {
       const frame = frameOf(`id${a}`, `name${b}`, { command: `ls${c}` });
