@@ -69,7 +69,7 @@ interface ToolValue {
 export interface HostCallOptions {
   /** Aborts the call; the result reports ABORTED. @default undefined */
   signal?: AbortSignal | undefined;
-  /** Deadline in ms. @default the host's `timeouts.tool` / `timeouts.command` */
+  /** Deadline in ms; above 2^31-1 ms (Infinity included) there is none. @default the host's `timeouts.tool` / `timeouts.command` */
   timeoutMs?: number | undefined;
 }
 

@@ -3,7 +3,10 @@ import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 
-/** Timeouts in milliseconds. Every field is optional; the defaults are the spec's. */
+/**
+ * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
+ * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline.
+ */
 export interface HostTimeouts {
   /** First frame (`hello`) after spawn. @default 5000 */
   hello?: number | undefined;

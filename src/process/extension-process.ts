@@ -38,7 +38,10 @@ export interface AbortLike {
 }
 
 export interface RequestOptions {
-  /** Deadline for the answer, including the write of the request. No timer when omitted. */
+  /**
+   * Deadline for the answer, including the write of the request. No timer when omitted, or above
+   * 2^31-1 ms (the longest delay a timer can express), Infinity included.
+   */
   timeoutMs?: number | undefined;
   /** Aborts the request (rejects with ABORTED). */
   signal?: AbortSignal | AbortLike | undefined;
@@ -166,6 +169,12 @@ interface DeadlineGroup {
 }
 
 const RESOLVED = Promise.resolve();
+
+/** Requests of one tick go out in writes of at most this many lines (see enqueue). */
+const MAX_BATCH_LINES = 8;
+
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function succeed(entry: Pending, frame: ExtensionFrame): void {
   const { mapper } = entry;
@@ -655,14 +664,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         settled: false,
         cleanup: undefined,
       };
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) entry.deadline = this.joinDeadline(entry, timeoutMs);
+      // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
+      if (timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS) entry.deadline = this.joinDeadline(entry, timeoutMs);
       if (signal !== undefined) {
         const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${this.name}: ${request} aborted`, signal.reason));
         signal.addEventListener('abort', onAbort, { once: true });
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, entry);
-      this.enqueue(line);
+      this.enqueue(line, true);
     });
   }
 
@@ -757,16 +767,28 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
   }
 
-  // Lines written in one tick go out in one write() (measured faster under load).
-  private enqueue(line: string): void {
-    if (this.outFirst === undefined) this.outFirst = line;
-    else (this.outMore ??= []).push(line);
+  /**
+   * Lines written in one tick go out together, in one write() at the end of the tick: fewer
+   * syscalls, and one wake-up of the extension. With `eager` (requests), the first line of a tick
+   * is written at once and the rest in writes of MAX_BATCH_LINES: the extension starts working
+   * while this tick goes on. With the whole tick in one write, pipelined calls on two CPUs left the
+   * child idle until the parent's tick was over (0.74-0.76x the raw baseline's throughput, against
+   * 0.89-1.04x with batches of 8; on one CPU, 1.2-1.5x against ~1.2x).
+   */
+  private enqueue(line: string, eager = false): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
       // AsyncResource Node wraps around each queueMicrotask() callback.
       void RESOLVED.then(this.flushSoon);
+      if (eager && this.outFirst === undefined) {
+        this.outFirst = line;
+        this.flush();
+        return;
+      }
     }
+    if (this.outFirst === undefined) this.outFirst = line;
+    else if ((this.outMore ??= []).push(line) >= MAX_BATCH_LINES - 1 && eager) this.flush();
   }
 
   private readonly flushSoon = (): void => {

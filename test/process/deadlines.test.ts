@@ -95,6 +95,18 @@ describe('request deadlines', () => {
     expect(state).toBe('TIMEOUT');
   });
 
+  it('treats a deadline beyond what a timer can express (2^31-1 ms) as none, instead of firing at once', async () => {
+    for (const timeoutMs of [2 ** 31, 2 ** 40, Number.POSITIVE_INFINITY]) {
+      const before = vi.getTimerCount();
+      const answered = outcome(proc.request(call({ timeoutMs }), { timeoutMs }));
+      await settleIo();
+      expect(vi.getTimerCount()).toBe(before);
+      await vi.advanceTimersByTimeAsync(10_000);
+      ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+      await expect(answered).resolves.toBe('resolved');
+    }
+  });
+
   it('sets no timer without timeoutMs', async () => {
     const before = vi.getTimerCount();
     const answered = proc.request(call());
@@ -102,6 +114,29 @@ describe('request deadlines', () => {
     expect(vi.getTimerCount()).toBe(before);
     ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
     await expect(answered).resolves.toMatchObject({ type: 'tool_result' });
+  });
+});
+
+describe('write batching', () => {
+  it('writes the first request of a tick at once and the rest of the tick in writes of up to 8 lines; one-way frames wait for the end of the tick', async () => {
+    const writes: number[] = [];
+    const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
+    ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
+      writes.push(String(chunk).split('\n').length - 1);
+      return write(chunk, ...rest);
+    }) as typeof ext.stdin.write;
+    const calls = [outcome(proc.request(call({ i: 0 })))];
+    expect(writes).toEqual([1]);
+    for (let i = 1; i < 20; i++) calls.push(outcome(proc.request(call({ i }))));
+    expect(writes).toEqual([1, 8, 8]);
+    proc.send({ type: 'event', event: 'turn_end' });
+    expect(writes).toEqual([1, 8, 8]);
+    await settleIo();
+    expect(writes).toEqual([1, 8, 8, 4]);
+    // Every request went out once, in order.
+    expect(ext.requests('tool_call').map((f) => (f.args as { i: number }).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    for (const request of ext.requests('tool_call')) ext.send({ type: 'tool_result', id: request.id });
+    expect(await Promise.all(calls)).toEqual(Array.from({ length: 20 }, () => 'resolved'));
   });
 });
 
