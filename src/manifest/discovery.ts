@@ -3,6 +3,7 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DiagnosticCode, type DiagnosticSeverity, type DiscoveryDiagnostic } from './diagnostics.js';
 import { describeFsError, errnoCode, mapLimit, readWholeFile, sortByBytes } from './fs-utils.js';
+import { resolveExec } from '../protocol/exec-path.js';
 import { resolveHome } from './home.js';
 import { parseJson } from './json.js';
 import { MANIFEST_FILE, MAX_MANIFEST_BYTES } from './limits.js';
@@ -432,9 +433,8 @@ async function unreadable(dir: string, file: string, source: ExtensionSource, er
  * name is looked up on PATH at spawn time and not checked here.
  */
 async function checkExec(exec: string, dir: string, manifestPath: string, name: string): Promise<DiscoveryDiagnostic[]> {
-  const pathLike = path.isAbsolute(exec) || /[/\\]/.test(exec) || exec === '.' || exec === '..';
-  if (!pathLike) return [];
-  const command = path.resolve(dir, exec);
+  const { command, onPath } = resolveExec(exec, dir);
+  if (onPath) return [];
   const report = (code: DiagnosticCode, message: string): DiscoveryDiagnostic[] => [
     { code, severity: 'warning', message, path: command, extension: name },
   ];

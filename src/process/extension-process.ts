@@ -9,7 +9,8 @@ import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js
 import { hotFrame } from '../protocol/hot-frames.js';
 import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
-import { checkExecutable, resolveExec } from './exec.js';
+import { resolveExec } from '../protocol/exec-path.js';
+import { checkExecutable } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
