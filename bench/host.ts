@@ -2,9 +2,9 @@
  * Our host, loaded at run time so the runner works before ExtensionHost exists (the host column
  * then reads "n/a"). The shape below is the subset of the public API the scenarios use.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchWorkspace, EchoExtension } from './extensions.js';
 
 export interface HostToolResult {
@@ -28,13 +28,33 @@ export type HostModule =
   | { ok: true; from: string; ExtensionHost: HostConstructor }
   | { ok: false; reason: string; skipped?: boolean | undefined };
 
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+/** The built entry point the `dist` host and the cold-import scenario load. */
+export const DIST = join(REPO, 'dist', 'index.js');
+
+/** Newest modification time of any file under `dir`, in ms. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** True when dist/ exists and is not older than any file of src/. */
+export function distIsFresh(): boolean {
+  return existsSync(DIST) && newestMtime(join(REPO, 'src')) <= statSync(DIST).mtimeMs;
+}
+
 /**
- * Imports ExtensionHost from `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
+ * Imports ExtensionHost from `auto` (`dist` when the build is up to date, else `src`), `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
  * other module path or URL (e.g. a build of an older commit, to measure a change); `none` skips the
  * host column. Never throws.
  */
-export async function loadHost(spec: string): Promise<HostModule> {
-  if (spec === 'none') return { ok: false, reason: 'not measured (--host none)', skipped: true };
+export async function loadHost(requested: string): Promise<HostModule> {
+  if (requested === 'none') return { ok: false, reason: 'not measured (--host none)', skipped: true };
+  const spec = requested === 'auto' ? (distIsFresh() ? 'dist' : 'src') : requested;
   const url =
     spec === 'src'
       ? new URL('../src/index.ts', import.meta.url)
@@ -43,7 +63,14 @@ export async function loadHost(spec: string): Promise<HostModule> {
         : /^[a-z]+:/i.test(spec)
           ? new URL(spec)
           : pathToFileURL(resolve(spec));
-  const from = spec === 'src' || spec === 'dist' ? spec : url.href;
+  const from =
+    requested === 'auto'
+      ? spec === 'dist'
+        ? 'dist (auto: the build is up to date)'
+        : 'src (auto: dist/ is missing or older than src/; `npm run build` for published numbers)'
+      : spec === 'src' || spec === 'dist'
+        ? spec
+        : url.href;
   if (url.protocol === 'file:' && !existsSync(url)) return { ok: false, reason: `${from} not found` };
   try {
     const mod = (await import(url.href)) as Record<string, unknown>;

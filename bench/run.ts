@@ -3,7 +3,7 @@
  * same run, interleaved, several runs; prints one table and optionally writes JSON.
  *
  *   node --expose-gc --import tsx bench/run.ts [--quick] [--json file] [--only rtt,pipelined,...]
- *                                              [--runs N] [--host src|dist|<module>|none]
+ *                                              [--runs N] [--host auto|src|dist|<module>|none]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -30,7 +30,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenar
   --json <file>  also write machine-readable results
   --only <list>  any of: ${SCENARIOS.join(', ')}
   --runs <n>     interleaved runs per scenario (default 5, --quick 3)
-  --host <which> where ExtensionHost comes from: src (default, through tsx), dist (the build),
+  --host <which> where ExtensionHost comes from: auto (default: dist when the build is up to
+                 date, else src), src (through tsx), dist (the build),
                  a module path (e.g. a build of another commit, to compare before/after),
                  or none (baseline and peer only)`;
 
@@ -41,7 +42,7 @@ function parse() {
       json: { type: 'string' },
       only: { type: 'string' },
       runs: { type: 'string' },
-      host: { type: 'string', default: 'src' },
+      host: { type: 'string', default: 'auto' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

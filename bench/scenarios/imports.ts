@@ -3,14 +3,13 @@
  * the MCP SDK's client modules) and reports the RSS it added, i.e. the cost on top of bare node.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchContext } from '../context.js';
+import { DIST, distIsFresh } from '../host.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(REPO, 'dist', 'index.js');
 
 function probe(urls: readonly string[]): Promise<{ ms: number; rss: number }> {
   const code = [
@@ -28,15 +27,6 @@ function probe(urls: readonly string[]): Promise<{ ms: number; rss: number }> {
   });
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 export async function runImports(ctx: BenchContext): Promise<Row[]> {
   const ms = emptyValues();
   const mb = emptyValues();
@@ -50,7 +40,7 @@ export async function runImports(ctx: BenchContext): Promise<Row[]> {
     // --host none: baseline and peer only.
   } else if (existsSync(DIST)) {
     targets.host = [pathToFileURL(DIST).href];
-    if (newestMtime(join(REPO, 'src')) > statSync(DIST).mtimeMs) {
+    if (!distIsFresh()) {
       ctx.problems.push('import: dist/ is older than src/, run `npm run build` first');
     }
   } else {
