@@ -25,6 +25,8 @@ export interface Row {
   /** One value per run and implementation; an empty list means "not measured". */
   values: Record<Impl, number[]>;
   target?: Target | undefined;
+  /** Further per-run values behind the target (in the --json output only), by name. */
+  detail?: Record<string, number[]> | undefined;
 }
 
 export function emptyValues(): Record<Impl, number[]> {
@@ -53,6 +55,7 @@ export interface EvaluatedRow {
   ratio: Summary | null;
   target: string | null;
   pass: boolean | null;
+  detail: Record<string, number[]> | null;
 }
 
 export function evaluate(row: Row): EvaluatedRow {
@@ -76,6 +79,7 @@ export function evaluate(row: Row): EvaluatedRow {
     ratio,
     target: row.target?.text ?? null,
     pass: pass ?? null,
+    detail: row.detail ?? null,
   };
 }
 

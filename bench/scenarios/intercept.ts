@@ -124,6 +124,7 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
         text: `<= ${n} x rt + 20 us (${shown})`,
         check: () => cmp(chainOverhead, '<=', 20),
       },
+      detail: { chainMinusRoundTripsUs: overhead },
     });
   }
   return rows;
