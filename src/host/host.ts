@@ -99,6 +99,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly activated = new Set<string>();
   private readonly panels = new Map<string, LoadedExtension>();
   private readonly adapters = new Map<LoadedExtension, Interceptor>();
+  /** interceptAdapters() as last computed; dropped whenever an input of it changes (#adaptersChanged). */
+  private adapterList: Interceptor[] | undefined;
   private readonly toolMappers = new WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>();
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
@@ -224,6 +226,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       else if (toStart.some((s) => s.name === ext.name)) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
       else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [] });
     }
+    this.adapterList = undefined;
     this.loaded = toStart.map((spec, order) => {
       const proc = new ExtensionProcess({
         name: spec.name,
@@ -294,12 +297,14 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private becomeReady(ext: LoadedExtension, via: 'ready' | 'idle' | 'grace'): void {
     if (!ext.markReady(via)) return;
+    this.adapterList = undefined;
     ext.process.logLine(`ready (${via}) after ${ext.readyMs} ms`);
     this.emit('extension:state', { name: ext.name, state: 'ready', previous: 'starting' });
   }
 
   private setState(ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): void {
     const previous = ext.end(state, error);
+    this.adapterList = undefined;
     if (previous !== undefined) this.emit('extension:state', { name: ext.name, state, previous });
   }
 
@@ -313,6 +318,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.loaded = [];
     this.byName.clear();
     this.adapters.clear();
+    this.adapterList = undefined;
     this.commandRegistry.clear();
     this.toolRegistry.clear();
     this.activated.clear();
@@ -346,6 +352,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.commandRegistry.removeExtension(ext.name);
     const changed = this.toolRegistry.removeExtension(ext.name);
     this.adapters.delete(ext);
+    this.adapterList = undefined;
     if (changed.length > 0) this.toolsChangedSoon();
     this.emit('commands:changed', this.commands());
   }
@@ -456,7 +463,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       }
       ext.intercept.add(event);
     }
-    if (ext.intercept.size > 0) this.adapters.set(ext, this.adapterFor(ext));
+    if (ext.intercept.size > 0) {
+      this.adapters.set(ext, this.adapterFor(ext));
+      this.adapterList = undefined;
+    }
   }
 
   private onProcessDiagnostic(ext: LoadedExtension, d: ProcessDiagnostic): void {
@@ -469,13 +479,16 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   // Interception
   // ------------------------------------------------------------------------------------------
 
+  /** The adapters of ready extensions in load order; cached until a state, adapter or the load set changes. */
   private interceptAdapters(): Interceptor[] {
+    if (this.adapterList !== undefined) return this.adapterList;
     const list: Interceptor[] = [];
     for (const ext of this.loaded) {
       if (ext.state !== 'ready') continue;
       const adapter = this.adapters.get(ext);
       if (adapter !== undefined) list.push(adapter);
     }
+    this.adapterList = list;
     return list;
   }
 

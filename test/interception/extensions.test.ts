@@ -219,6 +219,8 @@ describe('timeouts and crashes count as "allow, unchanged"', () => {
     ]);
     expect(warnings.map((w) => w.extension)).toEqual(expect.arrayContaining(['prompt-sleep', 'prompt-crash']));
     expect(host.extensions().find((e) => e.name === 'prompt-crash')?.state).toBe('exited');
+    // The chain's list of extension interceptors follows the exit.
+    expect(host.intercepts.list().map((i) => i.name)).toEqual(['slow-guard', 'prompt-sleep', 'prompt-append-a']);
   });
 });
 

@@ -78,6 +78,24 @@ describe('request deadlines', () => {
     expect(await c).toBe('TIMEOUT');
   });
 
+  it('keeps each timeout when requests of one tick and of later ticks mix timeouts', async () => {
+    const times: Record<string, number> = {};
+    const start = Date.now();
+    const track = (name: string, timeoutMs: number) =>
+      void outcome(proc.request(call({ name }), { timeoutMs })).then((r) => {
+        if (r === 'TIMEOUT') times[name] = Date.now() - start;
+      });
+    track('a', 1000);
+    track('b', 3000);
+    track('c', 1000);
+    track('d', 2000);
+    await vi.advanceTimersByTimeAsync(500);
+    track('e', 3000);
+    track('f', 1000);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(times).toEqual({ a: 1000, c: 1000, f: 1500, d: 2000, b: 3000, e: 3500 });
+  });
+
   it('restarts the deadline for each later request (one call at a time reuses one timer)', async () => {
     for (let i = 0; i < 3; i++) {
       const answered = proc.request(call({ i }), { timeoutMs: 1000 });
