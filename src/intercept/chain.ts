@@ -214,6 +214,8 @@ export class InterceptChain {
   /**
    * A tool call about to run. The first block wins and stops the chain; `modifiedArgs` rewrites chain.
    * Rejects only with `ABORTED` (caller's signal); interceptor failures are in the trace.
+   * `input.args` must not be changed while the call is pending: extension interceptors are sent the
+   * args as they were when the first of them was asked (until a rewrite replaces them).
    */
   async toolCall(input: ToolCallInput, options: CallOptions = {}): Promise<ToolCallResult> {
     const { signal } = options;
@@ -227,18 +229,25 @@ export class InterceptChain {
     const revalidate = this.#revalidate;
 
     // Trusted adapters share one input object per args version: they neither change nor keep it,
-    // and the host's adapters encode its frame once for all of them.
+    // and the host's adapters encode its frame once for all of them. Any other interceptor may
+    // have changed the args in place (copy() hands out the original when it cannot clone), so the
+    // next trusted step encodes them anew.
     let shared: ToolCallInput | undefined;
     const seen = (interceptor: Interceptor): ToolCallInput => {
-      if (!isTrusted(interceptor)) return { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
+      if (!isTrusted(interceptor)) {
+        shared = undefined;
+        return { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
+      }
       if (shared?.args !== args) shared = { toolId: input.toolId, toolName: input.toolName, args };
       return shared;
     };
 
     // The hot path: each step awaited here directly (no async helper in between).
-    // One clock reading per plain step: its end is the next step's start.
-    let started = this.#now();
+    // One clock reading per plain step: its end is the next step's start. After any other step the
+    // clock is read again, so that the chain's own work is nobody's time.
+    let started: number | undefined = this.#now();
     for (const interceptor of participants) {
+      started ??= this.#now();
       const outcome = await this.#run(interceptor, 'toolCall', seen(interceptor), signal);
       const ended = this.#now();
       if (outcome === ALLOWED) {
@@ -249,8 +258,7 @@ export class InterceptChain {
         continue;
       }
       const step = this.#record(interceptor, event, outcome, ended - started, trace, false);
-      // #record may have called the diagnostic listener: not the next step's time.
-      started = this.#now();
+      started = undefined;
       if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
       if (step.decision === undefined) continue;
       const next = step.decision.modifiedArgs;

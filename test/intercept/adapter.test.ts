@@ -107,3 +107,38 @@ describe('extension interceptor', () => {
     expect(ext.requests('event_intercept')).toHaveLength(1);
   });
 });
+
+describe('extension interceptors sharing one encoding per chain call', () => {
+  const seenBy = (ext: ReturnType<typeof memoryExtension>) => ext.requests('event_intercept').map((f) => f.tool_args);
+
+  it('send every extension the args as rewritten so far, each request with its own id', async () => {
+    const a = await extension(() => ({}));
+    const b = await extension(() => ({ modified_args: { command: 'ls -la' } }));
+    const c = await extension(() => ({}));
+    const chain = new InterceptChain({ source: () => [a, b, c].map(({ proc }, i) => interceptAdapter(`ext-${i}`, proc, EVENTS, 1000)) });
+    const result = await chain.toolCall(CALL);
+    expect(result).toMatchObject({ block: false, modified: true, args: { command: 'ls -la' } });
+    expect([seenBy(a.ext), seenBy(b.ext), seenBy(c.ext)]).toEqual([[{ command: 'ls' }], [{ command: 'ls' }], [{ command: 'ls -la' }]]);
+    await chain.toolCall(CALL);
+    for (const { ext } of [a, b, c]) expect(ext.requests('event_intercept').map((f) => f.id)).toEqual(['mem:1', 'mem:2']);
+  });
+
+  it('encode anew after another interceptor had the args (one that cannot be cloned gets them as they are)', async () => {
+    const a = await extension(() => ({}));
+    const b = await extension(() => ({}));
+    const chain = new InterceptChain();
+    chain.add(interceptAdapter('a', a.proc, EVENTS, 1000));
+    chain.add({
+      name: 'in-place',
+      toolCall: ({ args }) => {
+        args.command = 'rm -rf /';
+      },
+    });
+    chain.add(interceptAdapter('b', b.proc, EVENTS, 1000));
+    // A function makes structuredClone fail: the in-place interceptor gets the caller's object.
+    const result = await chain.toolCall({ toolId: 't2', toolName: 'bash', args: { command: 'ls', onDone: () => undefined } });
+    expect(result.args.command).toBe('rm -rf /');
+    expect(seenBy(a.ext)).toEqual([{ command: 'ls' }]);
+    expect(seenBy(b.ext)).toEqual([{ command: 'rm -rf /' }]);
+  });
+});

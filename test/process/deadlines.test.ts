@@ -158,6 +158,23 @@ describe('write batching', () => {
   });
 });
 
+describe('write batching after one-way frames', () => {
+  it('sends one-way frames queued earlier in the tick with the first request, at once, in order', async () => {
+    const writes: string[][] = [];
+    const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
+    ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
+      writes.push(String(chunk).trimEnd().split('\n').map((line) => (JSON.parse(line) as Frame).type as string));
+      return write(chunk, ...rest);
+    }) as typeof ext.stdin.write;
+    proc.send({ type: 'event', event: 'turn_start' });
+    expect(writes).toEqual([]);
+    const answered = outcome(proc.request(call()));
+    expect(writes).toEqual([['event', 'tool_call']]);
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+    expect(await answered).toBe('resolved');
+  });
+});
+
 describe('write timeouts', () => {
   it('fails a request that could not be written with WRITE_TIMEOUT and closes the stdin', async () => {
     ext.holdWrites();
