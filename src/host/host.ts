@@ -99,7 +99,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly activated = new Set<string>();
   private readonly panels = new Map<string, LoadedExtension>();
   private readonly adapters = new Map<LoadedExtension, Interceptor>();
-  /** interceptAdapters() as last computed; dropped whenever an input of it changes (#adaptersChanged). */
+  /** interceptAdapters() as last computed; dropped whenever an extension state, an adapter or the load set changes. */
   private adapterList: Interceptor[] | undefined;
   private readonly toolMappers = new WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>();
   private readonly preparer: SystemPromptPreparer;

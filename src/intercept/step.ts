@@ -1,5 +1,6 @@
 // Runs one interceptor method under a deadline and the caller's signal, and classifies what it did.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { FailureKind, InterceptContext } from './types.js';
 
 export type StepOutcome =
@@ -18,8 +19,6 @@ export interface StepOptions {
   signal?: AbortSignal | undefined;
 }
 
-// setTimeout fires at once for delays above 2^31-1 ms, so longer deadlines mean "no deadline".
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * @internal Where the host's own extension adapters find their step's abort: the same events as

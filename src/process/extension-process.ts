@@ -5,7 +5,7 @@ import type { DecodedFrame } from '../protocol/codec.js';
 import { LineDecoder } from '../protocol/decoder.js';
 import { encodeFrame, encodeRequest } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
-import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
+import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { hotFrame } from '../protocol/hot-frames.js';
 import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
@@ -173,9 +173,6 @@ const RESOLVED = Promise.resolve();
 
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
 const MAX_BATCH_LINES = 8;
-
-/** The longest delay setTimeout honours. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function succeed(entry: Pending, frame: ExtensionFrame): void {
   const { mapper } = entry;

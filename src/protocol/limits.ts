@@ -6,3 +6,6 @@ export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 /** Largest accepted `system_prompt` replacement, measured as its JSON encoding: 1 MiB. */
 export const MAX_SYSTEM_PROMPT_BYTES = 1024 * 1024;
+
+/** The longest delay a Node timer honours (2^31-1 ms, ~24.8 days); longer request deadlines mean none. */
+export const MAX_TIMER_MS = 2_147_483_647;
