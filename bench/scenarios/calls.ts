@@ -114,34 +114,52 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       }
     };
 
-    const rows: Row[] = [];
-    if (selected.has('rtt')) {
-      const p50 = emptyValues();
-      const p99 = emptyValues();
-      // The sessions take turns every RTT_CHUNK calls within a run: whether a child wakes up on the
-      // parent's CPU (~30 us) or another one (~100 us) changes from one stretch of calls to the
-      // next, and whole-block alternation left that on one side. No forced GC: garbage left by the
-      // previous run does not move a p50, but a forced GC's deoptimizations do (see collect()).
+    /**
+     * Sequential calls with the sessions taking turns every `chunk` calls within each run (the
+     * order rotating per turn); returns each run's samples per session. Whether a child wakes up
+     * on the parent's CPU or another one, and where the garbage collector strikes, changes from one
+     * stretch of calls to the next, and whole-block alternation left that on one side. No forced GC:
+     * garbage left by the previous run does not move a p50, but a forced GC's deoptimizations do
+     * (see collect()).
+     */
+    const turns = async (
+      label: string,
+      calls: number,
+      chunk: number,
+      args: Args,
+      expectLength: number,
+      perRun: (samples: ReadonlyMap<Impl, number[]>) => void,
+    ) => {
       for (let run = 0; run < ctx.runs; run++) {
         const samples = new Map<Impl, number[]>();
-        const chunks = Math.ceil(sizes.rttCalls / RTT_CHUNK);
-        for (let chunk = 0; chunk < chunks; chunk++) {
-          for (const impl of order(run + chunk)) {
+        const turnsPerRun = Math.ceil(calls / chunk);
+        for (let turn = 0; turn < turnsPerRun; turn++) {
+          for (const impl of order(run + turn)) {
             const session = sessions.get(impl);
             if (session === undefined) continue;
-            await guarded(ctx, 'small round trip', impl, disabled, async () => {
-              const got = await sequential(session, RTT_CHUNK, SMALL, SMALL_TEXT.length);
+            await guarded(ctx, label, impl, disabled, async () => {
+              const got = await sequential(session, chunk, args, expectLength);
               samples.set(impl, [...(samples.get(impl) ?? []), ...got]);
             });
           }
         }
+        for (const impl of disabled) samples.delete(impl);
+        perRun(samples);
+        ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
+      }
+    };
+
+    const rows: Row[] = [];
+    if (selected.has('rtt')) {
+      const p50 = emptyValues();
+      const p99 = emptyValues();
+      // The sessions take turns every RTT_CHUNK calls within a run (see turns()).
+      await turns('small round trip', sizes.rttCalls, RTT_CHUNK, SMALL, SMALL_TEXT.length, (samples) => {
         for (const [impl, values] of samples) {
-          if (disabled.has(impl)) continue;
           p50[impl].push(percentile(values, 50) / 1e3);
           p99[impl].push(percentile(values, 99) / 1e3);
         }
-        ctx.progress(`small round trip: run ${run + 1}/${ctx.runs}`);
-      }
+      });
       rows.push({
         scenario: 'small round trip',
         metric: 'p50',
@@ -190,12 +208,13 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
     if (selected.has('large')) {
       const big64 = emptyValues();
       const big1m = emptyValues();
-      await rounds('64 KiB result', { gc: true, rewarm: (session) => sequential(session, 20, { size: KIB64 }, KIB64) }, async (session, impl) => {
-        big64[impl].push(percentile(await sequential(session, sizes.calls64k, { size: KIB64 }, KIB64), 50) / 1e6);
-      });
-      await rounds('1 MiB result', { gc: true, rewarm: (session) => sequential(session, 3, { size: MIB1 }, MIB1) }, async (session, impl) => {
-        big1m[impl].push(percentile(await sequential(session, sizes.calls1m, { size: MIB1 }, MIB1), 50) / 1e6);
-      });
+      // Call by call: with 30 calls per block, a block's p50 moved with the GC and CPU state it
+      // happened to meet (4.4-6.8 ms for the same side across runs, pinned).
+      const p50ms = (into: Record<Impl, number[]>) => (samples: ReadonlyMap<Impl, number[]>) => {
+        for (const [impl, values] of samples) into[impl].push(percentile(values, 50) / 1e6);
+      };
+      await turns('64 KiB result', sizes.calls64k, 1, { size: KIB64 }, KIB64, p50ms(big64));
+      await turns('1 MiB result', sizes.calls1m, 1, { size: MIB1 }, MIB1, p50ms(big1m));
       rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });
       rows.push({
         scenario: '1 MiB result',
