@@ -136,7 +136,7 @@ describe('request deadlines', () => {
 });
 
 describe('write batching', () => {
-  it('writes the first request of a tick at once and the rest of the tick in writes of up to 8 lines; one-way frames wait for the end of the tick', async () => {
+  it('with requests in flight, writes the first request of a tick at once and later ones in writes of up to 8 lines; a lone request and one-way frames wait for the end of the tick', async () => {
     const writes: number[] = [];
     const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
     ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
@@ -144,13 +144,16 @@ describe('write batching', () => {
       return write(chunk, ...rest);
     }) as typeof ext.stdin.write;
     const calls = [outcome(proc.request(call({ i: 0 })))];
-    expect(writes).toEqual([1]);
-    for (let i = 1; i < 20; i++) calls.push(outcome(proc.request(call({ i }))));
-    expect(writes).toEqual([1, 8, 8]);
-    proc.send({ type: 'event', event: 'turn_end' });
-    expect(writes).toEqual([1, 8, 8]);
+    expect(writes).toEqual([]);
     await settleIo();
-    expect(writes).toEqual([1, 8, 8, 4]);
+    expect(writes).toEqual([1]);
+    // Now one is in flight: the next request goes out at once, then batches of 8.
+    for (let i = 1; i < 20; i++) calls.push(outcome(proc.request(call({ i }))));
+    expect(writes).toEqual([1, 1, 8, 8]);
+    proc.send({ type: 'event', event: 'turn_end' });
+    expect(writes).toEqual([1, 1, 8, 8]);
+    await settleIo();
+    expect(writes).toEqual([1, 1, 8, 8, 3]);
     // Every request went out once, in order.
     expect(ext.requests('tool_call').map((f) => (f.args as { i: number }).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const request of ext.requests('tool_call')) ext.send({ type: 'tool_result', id: request.id });
@@ -159,19 +162,23 @@ describe('write batching', () => {
 });
 
 describe('write batching after one-way frames', () => {
-  it('sends one-way frames queued earlier in the tick with the first request, at once, in order', async () => {
+  it('sends one-way frames queued earlier in the tick with the request, in order', async () => {
     const writes: string[][] = [];
     const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
     ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
       writes.push(String(chunk).trimEnd().split('\n').map((line) => (JSON.parse(line) as Frame).type as string));
       return write(chunk, ...rest);
     }) as typeof ext.stdin.write;
+    const first = outcome(proc.request(call()));
+    await settleIo();
+    expect(writes).toEqual([['tool_call']]);
+    // With a request in flight the next one is written at once, with what the tick queued before it.
     proc.send({ type: 'event', event: 'turn_start' });
-    expect(writes).toEqual([]);
-    const answered = outcome(proc.request(call()));
-    expect(writes).toEqual([['event', 'tool_call']]);
-    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
-    expect(await answered).toBe('resolved');
+    expect(writes).toEqual([['tool_call']]);
+    const second = outcome(proc.request(call()));
+    expect(writes).toEqual([['tool_call'], ['event', 'tool_call']]);
+    for (const request of ext.requests('tool_call')) ext.send({ type: 'tool_result', id: request.id });
+    expect(await Promise.all([first, second])).toEqual(['resolved', 'resolved']);
   });
 });
 
