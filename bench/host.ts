@@ -28,7 +28,8 @@ export type HostModule =
   | { ok: true; from: string; ExtensionHost: HostConstructor }
   | { ok: false; reason: string; skipped?: boolean | undefined };
 
-const REPO = fileURLToPath(new URL('../', import.meta.url));
+/** The repository root. */
+export const REPO = fileURLToPath(new URL('../', import.meta.url));
 /** The built entry point the `dist` host and the cold-import scenario load. */
 export const DIST = join(REPO, 'dist', 'index.js');
 

@@ -4,12 +4,11 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { BenchContext } from '../context.js';
-import { DIST, distIsFresh } from '../host.js';
+import { DIST, distIsFresh, REPO } from '../host.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 function probe(urls: readonly string[]): Promise<{ ms: number; rss: number }> {
   const code = [

@@ -1,6 +1,7 @@
 // An extension made of streams, for process-layer tests that need fake timers or exact control.
 import { PassThrough, Writable } from 'node:stream';
 import type { ChildHandle } from '../../src/process/child.js';
+import { ExtensionProcess } from '../../src/process/extension-process.js';
 
 export type Frame = Record<string, unknown>;
 
@@ -58,3 +59,22 @@ export function memoryExtension(answer?: (frame: Frame) => Frame | undefined) {
   };
 }
 
+
+/**
+ * An ExtensionProcess named `mem` over `ext` (logs and dirs in `dir`, short shutdown graces),
+ * started: the extension's hello is sent and the handshake awaited.
+ */
+export async function startMemoryProcess(ext: ReturnType<typeof memoryExtension>, dir: string): Promise<ExtensionProcess> {
+  const proc = new ExtensionProcess({
+    name: 'mem',
+    dir,
+    launch: { kind: 'connect', connect: () => ext.child },
+    logDir: dir,
+    host: { hostVersion: '1.0.0', provider: '', model: '', cwd: dir },
+    timeouts: { shutdown: 100, kill: 100 },
+  });
+  const started = proc.start();
+  ext.send({ type: 'hello', name: 'mem' });
+  await started;
+  return proc;
+}

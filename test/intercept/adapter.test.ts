@@ -5,9 +5,9 @@ import { ExtensionHostError } from '../../src/errors.js';
 import { interceptAdapter } from '../../src/host/intercept-adapter.js';
 import { InterceptChain } from '../../src/intercept/chain.js';
 import type { Interceptor } from '../../src/intercept/types.js';
-import { ExtensionProcess } from '../../src/process/extension-process.js';
+import type { ExtensionProcess } from '../../src/process/extension-process.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { type Frame, memoryExtension } from '../helpers/memory-extension.js';
+import { type Frame, memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';
 
 const logs = tempDir();
 afterAll(() => logs.cleanup());
@@ -25,18 +25,8 @@ async function extension(answer: (frame: Frame) => Frame | undefined) {
     const reply = answer(frame);
     return reply === undefined ? undefined : { type: 'event_intercept_response', id: frame.id, ...reply };
   });
-  const proc = new ExtensionProcess({
-    name: 'mem',
-    dir: logs.dir,
-    launch: { kind: 'connect', connect: () => ext.child },
-    logDir: logs.dir,
-    host: { hostVersion: '1.0.0', provider: '', model: '', cwd: logs.dir },
-    timeouts: { shutdown: 100, kill: 100 },
-  });
+  const proc = await startMemoryProcess(ext, logs.dir);
   running.push(proc);
-  const started = proc.start();
-  ext.send({ type: 'hello', name: 'mem' });
-  await started;
   return { ext, proc };
 }
 

@@ -2,9 +2,9 @@
 // response mappers, against an in-memory extension under fake timers.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
-import { ExtensionProcess } from '../../src/process/extension-process.js';
+import type { ExtensionProcess } from '../../src/process/extension-process.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { type Frame, memoryExtension } from '../helpers/memory-extension.js';
+import { type Frame, memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';
 
 const logs = tempDir();
 afterAll(() => logs.cleanup());
@@ -15,17 +15,7 @@ let proc: ExtensionProcess;
 beforeEach(async () => {
   vi.useFakeTimers();
   ext = memoryExtension();
-  proc = new ExtensionProcess({
-    name: 'mem',
-    dir: logs.dir,
-    launch: { kind: 'connect', connect: () => ext.child },
-    logDir: logs.dir,
-    host: { hostVersion: '1.0.0', provider: '', model: '', cwd: logs.dir },
-    timeouts: { shutdown: 100, kill: 100 },
-  });
-  const started = proc.start();
-  ext.send({ type: 'hello', name: 'mem' });
-  await started;
+  proc = await startMemoryProcess(ext, logs.dir);
 });
 
 afterEach(async () => {
