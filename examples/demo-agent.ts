@@ -29,6 +29,13 @@ const panelFrameArrived = () => {
   waiter?.();
 };
 
+// kitchen's fault-injection tools: the containment section calls them; no model is offered them.
+const FAULT_TOOLS = new Set(['slow', 'hang', 'crash', 'bad_result', 'closeout', 'fail']);
+const modelTools = (tools: readonly ToolInfo[]) => tools.filter((t) => !FAULT_TOOLS.has(t.name)).map((t) => t.name).join(', ');
+// Tool list changes during start() are summed up once, after the `loaded` lines.
+let started = false;
+const ms = (since: number) => `${Math.round(performance.now() - since)} ms`;
+
 const host = new ExtensionHost({
   cwd: root,
   home,
@@ -65,7 +72,9 @@ const host = new ExtensionHost({
       say('panel', `closed ${panelId} (by ${by})`);
       panelFrameArrived();
     },
-    toolsChanged: (tools: ToolInfo[]) => say('tools', `model tool list is now: ${tools.map((t) => t.name).join(', ')}`),
+    toolsChanged: (tools: ToolInfo[]) => {
+      if (started) say('tools', `model tool list is now: ${modelTools(tools)}`);
+    },
     warning: ({ message }) => say('warning', message),
   },
 });
@@ -78,10 +87,12 @@ try {
   }
   for (const failed of report.failed) say('failed', `${failed.name}: ${failed.error.message}`);
   say('started', `${report.loaded.length} extensions in ${report.ms} ms`);
+  started = true;
 
   section('registrations');
   say('commands', host.commands().map((c) => `/${c.name}`).join(' '));
-  say('tools', host.tools().map((t) => t.name).join(', '));
+  say('tools', `model tool list: ${modelTools(host.tools())}`);
+  say('', `(kept out of it: kitchen's fault-injection tools ${[...FAULT_TOOLS].join(', ')})`);
 
   section('commands of every action type');
   for (const line of ['/weather Berlin', '/hello-sh', '/put some text at the cursor', '/ask what is zot?', '/bg index the repo', '/oops', '/help']) {
@@ -124,6 +135,21 @@ try {
   const sent = host.emit({ event: 'turn_start', step: 1 });
   say('event', `turn_start sent to ${sent} subscriber(s)`);
   await host.callTool('echo', { flush: true }); // a round trip: the event's note has arrived by now
+
+  section('containment: a hung tool and a crash mid-call answer in milliseconds; the others go on');
+  let t0 = performance.now();
+  const hung = host.callTool('hang', {}, { timeoutMs: 300 }); // never answers
+  const meanwhile = await host.callTool('weather', { city: 'Oslo' });
+  say('tool', `weather answered in ${ms(t0)} while hang was pending: ${meanwhile.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ')}`);
+  const timedOut = await hung;
+  say('tool', `hang -> ${timedOut.failure?.code} after ${ms(t0)} (its deadline): ${timedOut.failure?.message}`);
+  t0 = performance.now();
+  const crashed = await host.callTool('crash', {}); // the kitchen process exits mid-call
+  say('tool', `crash -> ${crashed.failure?.code} in ${ms(t0)}: ${crashed.failure?.message}`);
+  t0 = performance.now();
+  const after = await host.callTool('weather', { city: 'Rome' });
+  say('tool', `weather still answers (${ms(t0)}): ${after.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ')}`);
+  say('state', host.extensions().map((e) => `${e.name} ${e.state}`).join(', '));
 
   section('what the agent would send to its model next');
   for (const text of queue) say('queue', JSON.stringify(text));

@@ -29,10 +29,28 @@ describe('examples that the docs use', () => {
       /panel +render todos-main/,
       /panel +closed todos-main \(by extension\)/,
       /turn_start sent to 1 subscriber/,
+      /weather answered in \d+ ms while hang was pending: Oslo: 16°C, fog/,
+      /hang -> TIMEOUT after \d+ ms \(its deadline\): kitchen did not answer tool_call within 300 ms/,
+      /crash -> PROCESS_EXITED in \d+ ms: kitchen exited with code 7/,
+      /weather still answers \(\d+ ms\): Rome: 16°C, fog/,
+      /state +weather ready, todo ready, hello-sh ready, kitchen exited, guard ready/,
       /every extension process is gone/,
     ]) {
       expect(r.stdout).toMatch(line);
     }
+    // A crash or a hang is contained: answered within its deadline, not at the 60 s default.
+    const crashMs = Number(/crash -> PROCESS_EXITED in (\d+) ms/.exec(r.stdout)?.[1]);
+    expect(crashMs).toBeLessThan(5000);
+    // The loaded lines come before any tool list, and no tool list offers the fault-injection tools.
+    const lines = r.stdout.split('\n');
+    const lastLoaded = lines.findLastIndex((l) => /^loaded /.test(l));
+    const firstToolList = lines.findIndex((l) => /^tools +model tool list/.test(l));
+    expect(lastLoaded).toBeGreaterThan(-1);
+    expect(firstToolList).toBeGreaterThan(lastLoaded);
+    for (const list of lines.filter((l) => /^tools +model tool list/.test(l))) {
+      expect(list).not.toMatch(/\b(?:hang|crash|slow|bad_result|closeout)\b/);
+    }
+    expect(lines.find((l) => /^tools +model tool list:/.test(l))).toMatch(/weather, enable_forecast, echo, image$/);
   });
 
   it('the embedding recipe maps tools, routes commands and guards tool calls', { timeout: 40_000 }, () => {

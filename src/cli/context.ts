@@ -67,8 +67,8 @@ export function createContext(io: CliIo, values: OptionValues, args: string[], s
 }
 
 /** Discovery of the installed extensions (project and global roots), as the host would run it. */
-export function discoveryFor(ctx: CommandContext, explicit: readonly string[] = []): ManifestDiscovery {
-  return new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, env: ctx.io.env, explicit });
+export function discoveryFor(ctx: CommandContext, explicit: readonly string[] = [], options: { checkExec?: boolean | undefined } = {}): ManifestDiscovery {
+  return new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, env: ctx.io.env, explicit, checkExec: options.checkExec });
 }
 
 /** Throws a usage error unless the number of positional arguments is within bounds. */

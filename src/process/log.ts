@@ -1,7 +1,6 @@
 import { appendFile, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-
-const ERROR_LINE = /\b[A-Za-z]*Error\b|^Traceback|^panic:|^error:/;
+import { stderrSummary } from './stderr-summary.js';
 
 /** A file-name-safe form of an extension name: never contains a separator or `..`. */
 export function safeLogName(name: string): string {
@@ -59,19 +58,14 @@ export class ExtensionLog {
   }
 
   /**
-   * The last `count` non-empty stderr lines of this run (host lines excluded). When the first line
-   * that looks like an error (`Error:`, `Traceback`, `panic:`) is further up, it leads the list:
-   * stack traces end with frames, not with what went wrong.
+   * The last `count` non-empty stderr lines of this run (host lines excluded), led by the line that
+   * names the error when it is further up (see stderr-summary.ts).
    */
   async tail(count = 5): Promise<string[]> {
     await this.chain;
     try {
       const text = (await readFile(this.path)).subarray(this.startOffset).toString('utf8');
-      const lines = text.split('\n').filter((line) => line.trim().length > 0 && !line.startsWith('[host] '));
-      const last = lines.slice(-count);
-      const first = lines.findIndex((line) => ERROR_LINE.test(line));
-      if (first !== -1 && first < lines.length - count) last.splice(0, 1, lines[first]!);
-      return last.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line));
+      return stderrSummary(text.split('\n').filter((line) => !line.startsWith('[host] ')), count);
     } catch {
       return [];
     }

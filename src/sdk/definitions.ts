@@ -8,7 +8,7 @@ import {
   type SubscribeFrame,
 } from '../protocol/frames.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
-import type { ZodSchema } from './schema.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
 import type {
   CommandHandler,
   EventHandler,
@@ -30,7 +30,7 @@ export interface ToolDef {
   description: string | undefined;
   jsonSchema: JsonObject;
   /** Present when args are validated before the handler runs. */
-  zod: ZodSchema | undefined;
+  validator: StandardSchemaV1 | undefined;
   deferred: boolean;
   handler: ToolHandler<never>;
 }

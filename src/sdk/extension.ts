@@ -1,10 +1,10 @@
 /** `defineExtension`: the extension side of the zot protocol, as a typed builder. */
-import type { z } from 'zod';
 import type { EventName, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, Definitions, toolFrame, type CommandDef, type ToolDef } from './definitions.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 import { panelRenderFrame, type PanelView } from './responses.js';
-import { isZodSchema, toolJsonSchema, type ZodSchema } from './schema.js';
+import { toolSchema, type ZodSchema } from './schema.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
 import { Session } from './session.js';
 import { guardStdout } from './stdio.js';
 import type {
@@ -45,10 +45,23 @@ export interface ToolOptions {
   deferred?: boolean | undefined;
 }
 
-export interface ZodToolOptions<S extends ZodSchema> extends ToolOptions {
-  /** Converted to JSON Schema for the host; args are validated against it before the handler runs. */
+export interface StandardSchemaToolOptions<S extends StandardSchemaV1> extends ToolOptions {
+  /**
+   * Any Standard Schema validator (zod 3.24+ and 4, valibot 1, arktype 2...): args are validated
+   * with it before the handler runs, which gets the validated (output) value.
+   */
   schema: S;
+  /**
+   * The JSON Schema sent to the host (it must describe an object). Required when the validator
+   * cannot produce one itself (zod 3, valibot): a definition without it throws `INVALID_DEFINITION`.
+   * @default converted from `schema`: zod 4 with `z.toJSONSchema` (input side), others through their
+   * Standard JSON Schema converter (`~standard.jsonSchema`)
+   */
+  jsonSchema?: JsonObject | undefined;
 }
+
+/** A tool validated by a zod 4 schema (its JSON Schema is derived); the zod case of {@link StandardSchemaToolOptions}. */
+export interface ZodToolOptions<S extends ZodSchema> extends StandardSchemaToolOptions<S> {}
 
 export interface JsonSchemaToolOptions extends ToolOptions {
   /** Sent to the host as is; args reach the handler unvalidated. @default { type: 'object', properties: {} } */
@@ -124,18 +137,27 @@ export class Extension {
   }
 
   /**
-   * Registers a tool the model can call. With a zod schema the args are validated first (a failure
-   * is answered as an error naming the bad fields) and typed; with a JSON Schema they are not.
+   * Registers a tool the model can call. With a validator schema (zod, valibot, ...) the args are
+   * validated first (a failure is answered as an error naming the bad fields) and typed; with a
+   * JSON Schema they are not.
    */
-  tool<S extends ZodSchema>(name: string, options: ZodToolOptions<S>, handler: ToolHandler<z.output<S>>): this;
+  tool<S extends StandardSchemaV1>(
+    name: string,
+    options: StandardSchemaToolOptions<S>,
+    handler: ToolHandler<StandardSchemaV1.InferOutput<S>>,
+  ): this;
   tool(name: string, options: JsonSchemaToolOptions, handler: ToolHandler<JsonObject>): this;
-  tool(name: string, options: ToolOptions & { schema?: ZodSchema | JsonObject | undefined }, handler: ToolHandler<never>): this {
-    const schema = options?.schema;
+  tool(
+    name: string,
+    options: ToolOptions & { schema?: StandardSchemaV1 | JsonObject | undefined; jsonSchema?: JsonObject | undefined },
+    handler: ToolHandler<never>,
+  ): this {
+    const { jsonSchema, validator } = toolSchema(name, options?.schema, options?.jsonSchema);
     const def: ToolDef = {
       name,
       description: options?.description,
-      jsonSchema: toolJsonSchema(name, schema),
-      zod: isZodSchema(schema) ? schema : undefined,
+      jsonSchema,
+      validator,
       deferred: options?.deferred === true,
       handler,
     };

@@ -6,6 +6,7 @@ export type {
   CommandOptions,
   ToolOptions,
   ZodToolOptions,
+  StandardSchemaToolOptions,
   JsonSchemaToolOptions,
   RunOptions,
 } from './extension.js';
@@ -35,6 +36,7 @@ export type {
 } from './types.js';
 export { ExtensionSdkError, SdkErrorCode } from './errors.js';
 export type { ZodSchema } from './schema.js';
+export type { StandardSchemaV1 } from './standard-schema.js';
 export type {
   EventName,
   InterceptName,

@@ -268,8 +268,8 @@ export class Session {
     }
     try {
       let args: unknown = rawArgs;
-      if (def.zod) {
-        const checked = await checkArgs(def.name, def.zod, rawArgs);
+      if (def.validator) {
+        const checked = await checkArgs(def.name, def.validator, rawArgs);
         if (!checked.ok) {
           this.reply(toolErrorFrame(id, checked.message));
           return;

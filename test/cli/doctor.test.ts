@@ -94,4 +94,23 @@ describe('doctor', { timeout: 30_000 }, () => {
     expect(explicit.stdout).toMatch(/^✓ hello-sh 1\.0\.0 \(explicit\) ready in \d+ ms$/m);
     expect(explicit.stdout).not.toContain('weather');
   });
+
+  it('labels a broken path given on the command line "explicit", not "global"', async () => {
+    const missing = path.join(sandbox.dir, 'no-such-extension');
+    const broken = path.join(sandbox.dir, 'broken');
+    mkdirSync(broken);
+    writeFileSync(path.join(broken, 'extension.json'), '{"name": "broken"}');
+    const args = ['doctor', missing, broken, '--no-discover', '--home', sandbox.home, '--cwd', sandbox.project];
+    const text = await runCli(args);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`✗ no-such-extension (explicit) invalid: extension path ${missing} does not exist`);
+    expect(text.stdout).toMatch(/^✗ broken \(explicit\) invalid: .*"exec" is required/m);
+    expect(text.stdout).not.toContain('(global)');
+
+    const json = JSON.parse((await runCli([...args, '--json'])).stdout) as { invalid: { name: string; scope: string; dir: string }[] };
+    expect(json.invalid.map((b) => [b.name, b.scope, b.dir])).toEqual([
+      ['no-such-extension', 'explicit', missing],
+      ['broken', 'explicit', broken],
+    ]);
+  });
 });

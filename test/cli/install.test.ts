@@ -1,6 +1,6 @@
 // install and command-line usage, run as real processes against temp homes.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -46,6 +46,20 @@ describe('install', { timeout: 30_000 }, () => {
     expect(readJson(path.join(globalDir('weather'), 'extension.json'))).toEqual(readJson(path.join(src, 'extension.json')));
     expect(statSync(path.join(globalDir('weather'), 'weather.py')).mode & 0o111).not.toBe(0);
     expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
+  });
+
+  it('installs an extension whose exec is missing or not executable, and warns about it', async () => {
+    const missing = source('extensions/hello-sh', (m) => ({ ...m, exec: './not-built.sh' }));
+    const r = await cli('install', missing);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: ${path.join(globalDir('hello-sh'), 'extension.json')}: exec "./not-built.sh" was not found`);
+    expect(r.stderr).not.toContain('.install-'); // the staging directory is not shown
+
+    const plain = source('extensions/hello-sh', (m) => ({ ...m, name: 'plain' }));
+    chmodSync(path.join(plain, 'hello.sh'), 0o644);
+    const p = await cli('install', plain);
+    expect(p.code).toBe(0);
+    expect(p.stderr).toContain(`exec "./hello.sh" is not executable; run chmod +x ${path.join(globalDir('plain'), 'hello.sh')}`);
   });
 
   it('names the target by the manifest, not the source directory', async () => {

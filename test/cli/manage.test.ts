@@ -1,5 +1,5 @@
 // remove / enable / disable / list, run as real processes against temp homes.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture, readJson } from '../helpers/fixtures.js';
@@ -132,6 +132,20 @@ describe('list', { timeout: 30_000 }, () => {
     expect(lines[1]).toMatch(new RegExp(`^weather +1\\.0\\.0 +project +enabled +current weather for any city +${projectDir('weather')}$`));
     expect(text.stdout).toContain('error: ');
     expect(text.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('warns about an exec that is missing or not executable after the table', async () => {
+    await cli('install', source('extensions/hello-sh', (m) => ({ ...m, exec: './not-built.sh' })));
+    const plain = source('extensions/hello-sh', (m) => ({ ...m, name: 'plain' }));
+    chmodSync(path.join(plain, 'hello.sh'), 0o644);
+    await cli('install', plain);
+    const r = await cli('list');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^hello-sh +1\.0\.0 +global +enabled /m);
+    expect(r.stdout).toContain(`warning: ${path.join(globalDir('hello-sh'), 'extension.json')}: exec "./not-built.sh" was not found`);
+    expect(r.stdout).toContain(`warning: ${path.join(globalDir('plain'), 'extension.json')}: exec "./hello.sh" is not executable`);
+    const json = JSON.parse((await cli('list', '--json')).stdout) as { diagnostics: { code: string }[] };
+    expect(json.diagnostics.map((d) => d.code).sort()).toEqual(['EXEC_NOT_EXECUTABLE', 'EXEC_NOT_FOUND']);
   });
 
   it('says where it looked when nothing is installed', async () => {

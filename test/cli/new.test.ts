@@ -34,10 +34,26 @@ describe('new', { timeout: 30_000 }, () => {
     expect(run.code).toBe(0);
   });
 
+  it('prints next steps that work when pasted from where it ran, quoting paths with spaces', async () => {
+    const r = await runCli(['new', 'spaced', '--dir', "my dir/it's here", '--cwd', work], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`created ${path.join(work, "my dir/it's here")}: `);
+    expect(r.stdout).toContain("next:\n  cd 'my dir/it'\\''s here' && npm install && npx vitest run\n  npx zot-ext run .     # try it without a model\n");
+    const plain = await runCli(['new', 'plain-one', '--cwd', work], { cwd: work });
+    expect(plain.stdout).toContain('  cd plain-one && npm install');
+  });
+
   it('refuses unsafe names and directories that are not empty', async () => {
     const bad = await runCli(['new', '../escape', '--cwd', work]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/name/);
+    // The manifest accepts these, but the template's command and TypeScript would not: refused up front.
+    for (const name of ['a b', "it's"]) {
+      const r = await runCli(['new', name, '--cwd', work]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toContain(`name ${JSON.stringify(name)} contains`);
+      expect(r.stderr.trimEnd().split('\n'), name).toHaveLength(1);
+    }
     mkdirSync(path.join(work, 'taken'));
     writeFileSync(path.join(work, 'taken', 'file.txt'), 'x');
     const taken = await runCli(['new', 'taken', '--cwd', work]);

@@ -138,4 +138,36 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(result.code).toBe(0);
     // test/setup.ts fails this file if the extensions are still running.
   });
+  it('exits 1 with a clear message when a path does not exist or a manifest is broken', async () => {
+    const missing = await run([ext('hello-sh'), `${sandbox.dir}/no-such-extension`], script('/hello-sh'));
+    expect(missing.stderr).toContain(`error: extension path ${sandbox.dir}/no-such-extension does not exist`);
+    expect(missing.stdout).toContain('[hello-sh] display: hello from sh\n');
+    expect(missing.code).toBe(1);
+
+    const broken = sandbox.source('extensions/hello-sh', (m) => ({ ...m, exec: undefined }));
+    const invalid = await run([broken], '');
+    expect(invalid.stderr).toMatch(/^error: .*extension\.json: "exec" is required/m);
+    expect(invalid.code).toBe(1);
+  });
+
+  it('SIGINT aborts the running call at once, then exits', async () => {
+    const live = new CliProcess(['run', fixture('faults/stuck-tool'), '--home', sandbox.home, '--cwd', sandbox.project]);
+    await live.waitFor('loaded stuck-tool', 'stderr');
+    live.write('!stuck\n');
+    await live.waitFor('[stuck-tool] info: stuck: stuck started');
+    live.signal('SIGINT');
+    const result = await live.exited;
+    expect(result.stdout).toMatch(/\[stuck-tool\] stuck error: .*abort/i);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(1);
+  });
+
+  it('--timeout bounds each call; a bad value is a usage error', async () => {
+    const r = await run([fixture('faults/stuck-tool'), '--timeout', '100'], script('!stuck'));
+    expect(r.stdout).toMatch(/\[stuck-tool\] stuck error: .*100 ms/);
+    expect(r.code).toBe(1);
+    const bad = await run([fixture('faults/stuck-tool'), '--timeout', 'soon'], '');
+    expect(bad.stderr).toContain('--timeout needs a whole number of milliseconds above 0, got "soon"');
+    expect(bad.code).toBe(2);
+  });
 });

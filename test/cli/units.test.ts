@@ -47,7 +47,8 @@ describe('toPanelInput', () => {
   it('maps terminal keys to the spec names', () => {
     expect(toPanelInput(undefined, { name: 'up' })).toEqual({ key: 'up' });
     expect(toPanelInput('\r', { name: 'return' })).toEqual({ key: 'enter' });
-    expect(toPanelInput(undefined, { name: 'escape', meta: true, sequence: '\x1b' })).toEqual({ key: 'esc' });
+    // Esc closes the panel, as in zot (never a panel_key)
+    expect(toPanelInput(undefined, { name: 'escape', meta: true, sequence: '\x1b' })).toEqual({ close: true });
     expect(toPanelInput('x', { name: 'x' })).toEqual({ key: 'rune', text: 'x' });
     expect(toPanelInput('é', undefined)).toEqual({ key: 'rune', text: 'é' });
     expect(toPanelInput('\x03', { name: 'c', ctrl: true })).toEqual({ close: true });
@@ -122,7 +123,7 @@ describe('run on a TTY', () => {
     return { stream, waitFor, text: () => text };
   }
 
-  it('sends arrow keys, runes and Esc to the focused panel and redraws it in place', async () => {
+  it('sends arrow keys and runes to the focused panel and redraws it in place; Esc closes it', async () => {
     const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
     const stdout = terminal();
     const stderr = terminal();
@@ -146,7 +147,7 @@ describe('run on a TTY', () => {
     stdin.write('x');
     at = await stdout.waitFor('│ › ✓ persist state', at);
     stdin.write('\x1b');
-    at = await stdout.waitFor('[todo] panel todos-main closed (by the extension)', at);
+    at = await stdout.waitFor('[todo] panel todos-main closed (by the user)', at);
     at = await stdout.waitFor('zot-ext> ', at);
     stdin.write(':quit\r');
     expect(await exit).toBe(0);
@@ -157,5 +158,69 @@ describe('run on a TTY', () => {
     }
     expect(stderr.text()).toContain('loaded todo 1.0.0 (explicit): /todo');
     expect(stdout.text()).not.toMatch(/\x1b\[3\dm/); // NO_COLOR
+  });
+  /** `zot-ext run <args>` on a fake terminal; stop() ends it (for the file's leak check). */
+  function ttyRun(args: string[]) {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    const stdout = terminal();
+    const stderr = terminal();
+    const stop = new AbortController();
+    const home = path.join(tmp.dir, 'home');
+    const exit = main(['run', ...args, '--home', home, '--cwd', path.join(tmp.dir, 'project')], {
+      stdin,
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: { ...process.env, NO_COLOR: '1' },
+      cwd: tmp.dir,
+      signal: stop.signal,
+    });
+    const finish = async () => {
+      stop.abort();
+      return exit;
+    };
+    return { stdin, stdout, stderr, exit, finish };
+  }
+
+  it('Ctrl+C aborts a running tool call at once and keeps the REPL; a second Ctrl+C exits', async () => {
+    const t = ttyRun([fixture('faults/stuck-tool'), fixture('extensions/weather')]);
+    try {
+      let at = await t.stdout.waitFor('zot-ext> ');
+      t.stdin.write('!stuck\r');
+      at = await t.stdout.waitFor('[stuck-tool] info: stuck: stuck started', at);
+      const pressed = Date.now();
+      t.stdin.write('\x03');
+      at = await t.stdout.waitFor('[stuck-tool] stuck error: ', at);
+      expect(Date.now() - pressed).toBeLessThan(2000); // not the 60 s tool deadline
+      expect(t.stdout.text().slice(at)).toMatch(/^[^\n]*abort/i);
+      await t.stderr.waitFor('aborting the running call; Ctrl+C again exits');
+      // Still usable: the next line runs.
+      at = await t.stdout.waitFor('zot-ext> ', at);
+      t.stdin.write('!weather {"city":"Oslo"}\r');
+      at = await t.stdout.waitFor('[weather] weather: Oslo: 16°C, fog', at);
+      // A second Ctrl+C with a call running exits without waiting for it.
+      t.stdin.write('!stuck\r');
+      at = await t.stdout.waitFor('[stuck-tool] info: stuck: stuck started', at);
+      t.stdin.write('\x03');
+      await t.stderr.waitFor('aborting the running call');
+      t.stdin.write('\x03');
+      expect(await t.exit).toBe(1); // the aborted lines failed
+    } finally {
+      await t.finish();
+    }
+  });
+
+  it('--timeout bounds calls made from the REPL', async () => {
+    const t = ttyRun([fixture('faults/stuck-tool'), '--timeout', '200']);
+    try {
+      let at = await t.stdout.waitFor('zot-ext> ');
+      t.stdin.write('!stuck\r');
+      at = await t.stdout.waitFor('[stuck-tool] stuck error: ', at);
+      expect(t.stdout.text().slice(at)).toMatch(/^[^\n]*200 ms/);
+      at = await t.stdout.waitFor('zot-ext> ', at);
+      t.stdin.write(':quit\r');
+      expect(await t.exit).toBe(1);
+    } finally {
+      await t.finish();
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import * as v from 'valibot';
 import { z } from 'zod';
+import { z as z3 } from 'zod3';
 import {
   defineExtension,
   display,
@@ -9,6 +11,8 @@ import {
   type JsonObject,
   type PanelKeyName,
   type RequestContext,
+  type StandardSchemaToolOptions,
+  type StandardSchemaV1,
 } from '../../src/sdk/index.js';
 
 const ext = defineExtension({ name: 'types' });
@@ -23,6 +27,28 @@ describe('SDK types', () => {
     ext.tool('json', { schema: { type: 'object', properties: {} } }, (args) => {
       expectTypeOf(args).toEqualTypeOf<JsonObject>();
     });
+  });
+
+  it('types Standard Schema tool args (zod 3, valibot) from the schema, with a jsonSchema option', () => {
+    const json = { type: 'object', properties: { city: { type: 'string' } } };
+    ext.tool('zod3', { schema: z3.object({ city: z3.string(), days: z3.number().default(3) }), jsonSchema: json }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ city: string; days: number }>();
+    });
+    ext.tool('valibot', { schema: v.object({ city: v.string(), n: v.optional(v.number(), 1) }), jsonSchema: json }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ city: string; n: number }>();
+    });
+    // zod 4 may still give an explicit JSON Schema
+    ext.tool('zod4', { schema: z.object({ city: z.string() }), jsonSchema: json }, (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ city: string }>();
+    });
+    expectTypeOf<StandardSchemaToolOptions<StandardSchemaV1<{ a: 1 }>>['jsonSchema']>().toEqualTypeOf<
+      JsonObject | undefined
+    >();
+    // jsonSchema goes with a validator, not with a plain JSON Schema
+    // @ts-expect-error -- no jsonSchema next to a JSON Schema `schema`
+    ext.tool('json2', { schema: { type: 'object' }, jsonSchema: json }, () => 'x');
+    // @ts-expect-error -- jsonSchema is a JSON object
+    ext.tool('bad', { schema: z3.object({}), jsonSchema: 'object' }, () => 'x');
   });
 
   it('types event payloads per known event and falls back for custom ones', () => {

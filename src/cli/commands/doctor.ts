@@ -39,7 +39,7 @@ export const doctor: Command = {
     }
     const roots = await realRoots(discoveryFor(ctx));
     const known = [...infos.map((i) => i.dir), ...report.skipped.map((s) => s.dir)];
-    const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots);
+    const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots, explicit);
     const failed = infos.filter((i) => i.state !== 'ready');
     const ok = failed.length === 0 && invalid.length === 0;
 

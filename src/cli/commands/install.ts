@@ -59,7 +59,7 @@ export const install: Command = {
 
 /** The staged manifest's name and version, or INVALID (the caller removes the staging directory). */
 async function validate(ctx: CommandContext, staging: string, given: string): Promise<{ name: string; version: string | undefined; warnings: string[] }> {
-  const discovery = new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, explicit: [staging], discover: false });
+  const discovery = new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, explicit: [staging], discover: false, checkExec: true });
   const { extensions, diagnostics } = await discovery.discover();
   const ext = extensions[0];
   if (ext === undefined) {

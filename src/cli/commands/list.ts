@@ -29,7 +29,8 @@ export const list: Command = {
   },
   async run(ctx) {
     expectArgs(ctx, list, 0, 0);
-    const discovery = discoveryFor(ctx);
+    // Spawns nothing, so the exec checks run here (missing or not executable).
+    const discovery = discoveryFor(ctx, [], { checkExec: true });
     const [{ extensions, diagnostics }, roots] = await Promise.all([discovery.discover(), realRoots(discovery)]);
     const rows: ListRow[] = extensions.map((ext) => ({
       name: ext.name,

@@ -28,6 +28,23 @@ function adapt(text: string, name: string): string {
     .replaceAll(TEMPLATE_NAME, name);
 }
 
+/**
+ * Beyond the manifest's rule: the name is also the template's slash command (one word, as the SDK
+ * requires) and a single-quoted string in the generated TypeScript.
+ */
+function templateNameProblem(name: string): string | undefined {
+  const shown = JSON.stringify(name);
+  if (/\s/.test(name)) return `name ${shown} contains whitespace (it is also the extension's command, /${name}, which is one word)`;
+  if (name.startsWith('/')) return `name ${shown} starts with "/"`;
+  if (name.includes("'") || name.includes('`')) return `name ${shown} contains a quote (it goes into the generated TypeScript)`;
+  return undefined;
+}
+
+/** `text` as one POSIX shell word. */
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 export const create: Command = {
   name: 'new',
   usage: '<name>',
@@ -44,7 +61,7 @@ export const create: Command = {
   async run(ctx) {
     expectArgs(ctx, create, 1, 1);
     const name = ctx.args[0]!;
-    const problem = nameProblem(name);
+    const problem = nameProblem(name) ?? templateNameProblem(name);
     if (problem !== undefined) throw new CliError(CliErrorCode.USAGE, `${problem}; pick another name`);
     const target = path.resolve(ctx.cwd, typeof ctx.values.dir === 'string' ? ctx.values.dir : name);
     const existing = await readdir(target).catch(() => []);
@@ -59,9 +76,10 @@ export const create: Command = {
       written.push(file);
     }
     ctx.out.line(`created ${target}: ${written.join(', ')}`);
+    // Both lines run from where the user is now; the second one from inside the new directory.
     ctx.out.line('next:');
-    ctx.out.line(`  cd ${path.relative(ctx.cwd, target) || '.'} && npm install && npx vitest run`);
-    ctx.out.line(`  zot-ext run ${path.relative(ctx.cwd, target) || '.'}     # try it without a model`);
+    ctx.out.line(`  cd ${shellQuote(path.relative(ctx.io.cwd, target) || '.')} && npm install && npx vitest run`);
+    ctx.out.line('  npx zot-ext run .     # try it without a model');
     return 0;
   },
 };

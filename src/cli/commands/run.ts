@@ -4,6 +4,7 @@ import type { ExtensionHost } from '../../host/host.js';
 import type { StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
 import { createHost, explicitPaths } from '../create-host.js';
+import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
 import { Screen } from '../run/screen.js';
@@ -21,31 +22,43 @@ export const run: Command = {
     RUN_HELP.replace(/^/gm, '  '),
     '',
     'Piped (not a TTY), every line runs in order and panels print every frame; use :key and :close',
-    'to drive them. On a TTY, arrow keys, Enter, Esc and typed characters go to the focused panel,',
-    'and Ctrl+C closes it. Exit code 1 when an extension failed to load or an input line failed.',
+    'to drive them. On a TTY, arrow keys, Enter, Tab and typed characters go to the focused panel;',
+    'Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
+    'Exit code 1 when an extension failed to load (or a path does not exist) or an input line failed.',
   ].join('\n'),
   options: {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
+    timeout: { type: 'string', value: 'ms', description: 'deadline of each /command and !tool call (default: 30000 and 60000)' },
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
+    const timeoutMs = callTimeout(ctx.values.timeout);
     const tty = ctx.io.stdin.isTTY === true && ctx.io.stdout.isTTY === true;
     const screen = new Screen(ctx.out, ctx.err, tty);
-    const repl = new RunConsole(screen);
+    const repl = new RunConsole(screen, undefined, timeoutMs);
     const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks });
     repl.attach(host);
     try {
       const report = await host.start();
-      printLoaded(ctx, host, report);
+      const loadFailed = printLoaded(ctx, host, report);
       if (!ctx.signal.aborted) await (tty ? interactive(ctx, repl, screen) : piped(ctx, repl));
-      return report.failed.length > 0 || repl.failures > 0 ? 1 : 0;
+      return loadFailed || repl.failures > 0 ? 1 : 0;
     } finally {
       await host.stop();
     }
   },
 };
 
-function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartReport): void {
+function callTimeout(value: string | boolean | undefined): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) === 0) {
+    throw new CliError(CliErrorCode.USAGE, `--timeout needs a whole number of milliseconds above 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+/** Prints what loaded and what did not; true when an extension failed to load (or a path was bad). */
+function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartReport): boolean {
   const { err } = ctx;
   for (const info of host.extensions()) {
     if (info.state !== 'ready') continue;
@@ -61,14 +74,20 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
     err.line(`${err.style('green', 'loaded')} ${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`);
   }
   for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${f.name}: ${f.error.message}`);
-  for (const d of report.diagnostics) if (d.severity === 'error') err.line(`${err.style('red', 'error')}: ${d.message}`);
+  // Error diagnostics are extensions that never got to start (a missing path, a broken manifest).
+  const errors = report.diagnostics.filter((d) => d.severity === 'error');
+  for (const d of errors) err.line(`${err.style('red', 'error')}: ${d.message}`);
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
+  return report.failed.length > 0 || errors.length > 0;
 }
 
 /** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */
 async function piped(ctx: CommandContext, repl: RunConsole): Promise<void> {
   const rl = createInterface({ input: ctx.io.stdin, terminal: false, crlfDelay: Infinity });
-  const stop = () => rl.close();
+  const stop = () => {
+    repl.abortRunning();
+    rl.close();
+  };
   ctx.signal.addEventListener('abort', stop, { once: true });
   try {
     for await (const line of rl) {
@@ -122,13 +141,24 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
 
   let queue = Promise.resolve();
   let done = () => {};
+  let interrupted = false;
+  // Exit without waiting for the running call (stopping the host fails it).
+  let forced = false;
   try {
     await new Promise<void>((resolve) => {
       done = () => resolve();
       ctx.signal.addEventListener('abort', done, { once: true });
       rl.on('close', done);
-      // Ctrl+C at the prompt exits, as in most REPLs.
-      rl.on('SIGINT', () => rl.close());
+      // Ctrl+C while a call runs aborts it; a second one (or one at the prompt) exits.
+      rl.on('SIGINT', () => {
+        if (!interrupted && repl.abortRunning()) {
+          interrupted = true;
+          screen.error('aborting the running call; Ctrl+C again exits');
+          return;
+        }
+        forced = busy;
+        rl.close();
+      });
       rl.on('line', (line) => {
         queue = queue.then(async () => {
           busy = true;
@@ -136,13 +166,14 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
             await repl.handle(line);
           } finally {
             busy = false;
+            interrupted = false;
           }
           if (repl.quit) return rl.close();
           if (repl.focused === undefined) rl.prompt();
         });
       });
     });
-    if (!ctx.signal.aborted) await queue;
+    if (!ctx.signal.aborted && !forced) await queue;
   } finally {
     ctx.signal.removeEventListener('abort', done);
     keys.off('keypress', onKey);

@@ -1,6 +1,6 @@
 // The line language of `zot-ext run`: each input line becomes one host call, and everything the
 // host asks the agent to do is printed.
-import type { ExtensionHost } from '../../host/host.js';
+import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
 import type { Screen } from './screen.js';
 
@@ -35,15 +35,35 @@ export class RunConsole {
   quit = false;
   /** Resolvers waiting for the next frame of a panel (`:key` in scripts). */
   private readonly panelWaiters = new Map<string, Set<() => void>>();
+  /** Aborts the call of the line being handled. */
+  private running: AbortController | undefined;
 
   /**
    * @param keyWaitMs how long `:key` waits for the panel to redraw or close before the next line
    *   runs (panel keys have no reply; an extension may ignore a key) @default 1000
+   * @param callTimeoutMs deadline of each command and tool call @default the host's
    */
   constructor(
     private readonly screen: Screen,
     private readonly keyWaitMs = 1000,
+    private readonly callTimeoutMs: number | undefined = undefined,
   ) {}
+
+  /** True while a line's call runs. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Aborts the running call (its line fails with ABORTED); false when no call runs. */
+  abortRunning(): boolean {
+    if (this.running === undefined || this.running.signal.aborted) return false;
+    this.running.abort();
+    return true;
+  }
+
+  private callOptions(): HostCallOptions {
+    return { signal: this.running?.signal, timeoutMs: this.callTimeoutMs };
+  }
 
   attach(host: ExtensionHost): void {
     this.host = host;
@@ -154,6 +174,8 @@ export class RunConsole {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
     const host = this.host!;
+    const running = new AbortController();
+    this.running = running;
     try {
       if (line.startsWith('/')) return await this.command(host, line);
       if (line.startsWith('!')) return await this.tool(host, line.slice(1));
@@ -161,11 +183,13 @@ export class RunConsole {
       this.fail(`${JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}...` : line)} is not an input line: start it with /, !, or : (try :help)`);
     } catch (err) {
       this.fail(err instanceof Error ? err.message : String(err));
+    } finally {
+      if (this.running === running) this.running = undefined;
     }
   }
 
   private async command(host: ExtensionHost, line: string): Promise<void> {
-    const outcome = await host.runCommand(line);
+    const outcome = await host.runCommand(line, this.callOptions());
     if (!outcome.handled) {
       const names = host.commands().map((c) => `/${c.name}`);
       return this.fail(`unknown command /${outcome.name}; ${names.length > 0 ? `registered: ${names.join(', ')}` : 'no extension registered a command'}`);
@@ -182,12 +206,14 @@ export class RunConsole {
     const { head: name, tail } = splitWord(rest);
     if (name === '') return this.fail('usage: !tool {json}');
     const args = parseObject(tail, `!${name}`);
-    const result = await host.callTool(name, args);
+    const result = await host.callTool(name, args, this.callOptions());
     if (result.extension === undefined) {
       const names = host.tools().map((t) => t.name);
       return this.fail(`${result.failure?.message ?? `unknown tool ${name}`}; ${names.length > 0 ? `active tools: ${names.join(', ')}` : 'no active tools'}`);
     }
     this.printResult(name, result);
+    // The host's failures (timeout, abort, crash, bad result) fail the line; an extension's is_error does not.
+    if (result.failure !== undefined) this.failures++;
   }
 
   private printResult(name: string, result: ToolResult): void {
@@ -232,7 +258,7 @@ export class RunConsole {
         return this.intercept(host, tail);
       case 'prompt': {
         const before = tail;
-        const result = await host.prepareSystemPrompt({ systemPrompt: before });
+        const result = await host.prepareSystemPrompt({ systemPrompt: before, signal: this.running?.signal });
         const changed = result.systemPrompt === before ? ' (unchanged)' : '';
         return this.screen.print(`system prompt${changed}:\n${result.systemPrompt}`);
       }
@@ -264,19 +290,19 @@ export class RunConsole {
       const args = input.tool_args ?? input.args ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.fail('"tool_args" must be a JSON object');
       const toolId = typeof (input.tool_id ?? input.toolId) === 'string' ? String(input.tool_id ?? input.toolId) : 'cli-1';
-      const d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> });
+      const d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> }, { signal: this.running?.signal });
       if (d.block) return blocked(d.blockedBy, d.reason);
       return this.screen.print(d.modified ? `allowed, args rewritten: ${JSON.stringify(d.args)}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
     }
     if (event === 'turn_start') {
       const step = input.step ?? 1;
       if (typeof step !== 'number') return this.fail('"step" must be a number');
-      const d = await host.intercepts.turnStart({ step });
+      const d = await host.intercepts.turnStart({ step }, { signal: this.running?.signal });
       return d.block ? blocked(d.blockedBy, d.reason) : this.screen.print(`allowed${trace(d.trace)}`);
     }
     const text = input.text;
     if (typeof text !== 'string') return this.fail(':intercept assistant_message needs "text"');
-    const d = await host.intercepts.assistantMessage({ text });
+    const d = await host.intercepts.assistantMessage({ text }, { signal: this.running?.signal });
     if (d.block) return blocked(d.blockedBy, d.reason);
     return this.screen.print(d.modified ? `allowed, text replaced: ${d.text}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
   }

@@ -28,13 +28,14 @@ const NAMED: Readonly<Record<string, PanelKey>> = {
 
 /**
  * A terminal key as the focused panel gets it: named keys by their spec name, printable characters
- * as `rune`, Ctrl+C as "close the panel" (the user closing it, like zot). Anything else: undefined.
+ * as `rune`. Esc and Ctrl+C close the panel (the user closing it: zot does this on both and never
+ * forwards Esc as a `panel_key`). Anything else: undefined.
  */
 export function toPanelInput(str: string | undefined, key: Keypress | undefined): PanelInput | undefined {
   if (key?.ctrl === true && key.name === 'c') return { close: true };
   if (key?.ctrl === true) return undefined;
   // A lone ESC is reported with meta set.
-  if (key?.name === 'escape') return { key: 'esc' };
+  if (key?.name === 'escape') return { close: true };
   if (key?.meta === true) return undefined;
   const named = key?.name === undefined ? undefined : NAMED[key.name];
   if (named !== undefined) return { key: named };
