@@ -1,6 +1,6 @@
 // A scripted session of pi's Agent with zot extensions: the user's lines and the model's turns are
 // fixed (pi-ai's faux provider, no network), the extensions are the repo's fixtures.
-// Run it: `npm run build && (cd examples/pi-agent && npm ci && npx tsx session.ts)`.
+// Run it: `npm run build && cd examples/pi-agent && npm ci --ignore-scripts && npm start`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
