@@ -7,17 +7,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ExtensionHost, type ToolInfo, type ToolResult } from '../src/index.js';
+import { type AnthropicTool, ExtensionHost, type ToolResult, toAnthropicToolResult, toAnthropicTools, toOpenAIToolResult, toOpenAITools } from '../src/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const home = mkdtempSync(path.join(tmpdir(), 'zot-embed-'));
 
-// 1. Tool definitions in the shapes two popular APIs accept. The schema is exactly what the
-//    extension registered.
-const toAnthropic = (t: ToolInfo) => ({ name: t.name, description: t.description, input_schema: t.schema });
-const toOpenAI = (t: ToolInfo) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.schema } });
-
-let modelTools: ReturnType<typeof toAnthropic>[] = [];
+// 1. The model's tool list, in the Anthropic Messages API's shape (toOpenAITools for OpenAI).
+let modelTools: AnthropicTool[] = [];
 
 const host = new ExtensionHost({
   cwd: root,
@@ -28,7 +24,7 @@ const host = new ExtensionHost({
   callbacks: {
     // 2. Rebuild the model's tool list whenever it changes (late registrations, activations, crashes).
     toolsChanged: (tools) => {
-      modelTools = tools.map(toAnthropic);
+      modelTools = toAnthropicTools(tools);
     },
     prompt: ({ text }) => console.log(`would send to the model: ${text}`),
     warning: ({ message }) => console.error(`warning: ${message}`),
@@ -52,11 +48,16 @@ async function onModelToolCall(id: string, name: string, args: Record<string, un
 try {
   await host.start();
   console.log('anthropic tools:', JSON.stringify(modelTools.map((t) => t.name)));
-  console.log('openai tools:', JSON.stringify(host.tools().map(toOpenAI).map((t) => t.function.name)));
+  console.log('openai chat tools:', JSON.stringify(toOpenAITools(host.tools(), { api: 'chat' }).map((t) => t.function.name)));
+  console.log('openai responses tools:', JSON.stringify(toOpenAITools(host.tools(), { api: 'responses' }).map((t) => t.name)));
   await onUserInput('/weather Paris');
   await onUserInput('/help');
   const result = await onModelToolCall('call-1', 'weather', { city: 'Paris' });
-  console.log('tool result:', typeof result === 'string' ? result : result.content);
+  if (typeof result === 'string') throw new Error(result);
+  // 5. The result, as each provider wants it back.
+  console.log('anthropic tool_result:', JSON.stringify(toAnthropicToolResult('toolu_1', result)));
+  console.log('openai tool message:', JSON.stringify(toOpenAIToolResult('call-1', result, { api: 'chat' }).message));
+  console.log('openai function_call_output:', JSON.stringify(toOpenAIToolResult('call-1', result, { api: 'responses' })));
   console.log('guarded:', await onModelToolCall('call-2', 'bash', { command: 'rm -rf ~' }));
   await host.callTool('enable_forecast', {});
   console.log('anthropic tools after activation:', JSON.stringify(modelTools.map((t) => t.name)));

@@ -34,6 +34,25 @@ export type {
   ToolResult,
 } from './host/types.js';
 
+// Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs
+export { toAnthropicToolResult, toAnthropicTools } from './providers/anthropic.js';
+export type { AnthropicImageBlock, AnthropicTextBlock, AnthropicTool, AnthropicToolResult } from './providers/anthropic.js';
+export { toOpenAIToolResult, toOpenAITools } from './providers/openai.js';
+export type {
+  OpenAIApi,
+  OpenAIChatTool,
+  OpenAIChatToolMessage,
+  OpenAIChatToolResult,
+  OpenAIChatToolResultOptions,
+  OpenAIChatUserMessage,
+  OpenAIFunctionCallOutput,
+  OpenAIResponsesOutputContent,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolResultOptions,
+  OpenAIToolsOptions,
+} from './providers/openai.js';
+export type { ProviderImageType } from './providers/content.js';
+
 // Discovery
 export { ManifestDiscovery, isSpawnable } from './manifest/discovery.js';
 export type {

@@ -1,9 +1,10 @@
 // "Code examples in docs are files that run in CI." Every ts/js code block of these docs names, in a
 // `<!-- snippet: path -->` comment right above it, the file it is an excerpt of: its non-empty lines
 // must appear in that file in the same order (trimmed; `// ...` elides; the package's imports stand
-// for the relative src ones). Examples are run by test/examples.test.ts, tests by vitest, and an
+// for the relative src and dist ones). Examples are run by test/examples.test.ts (or by the test in
+// their own folder, like examples/pi-agent), tests by vitest, and an
 // excerpt of src/ is the definition itself. (docs/writing-extensions.md: test/sdk-parity/docs.test.ts.)
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../src/errors.js';
@@ -42,6 +43,12 @@ function codeBlocks(doc: string): Block[] {
 }
 
 
+/** A file of an `examples/<dir>/` that has its own `*.test.ts`. */
+function inTestedExample(file: string): boolean {
+  const dir = path.dirname(file);
+  return dir.startsWith('examples/') && readdirSync(path.join(ROOT, dir)).some((name) => name.endsWith('.test.ts'));
+}
+
 const blocks = DOCS.flatMap(codeBlocks);
 const examplesTest = read('test/examples.test.ts');
 
@@ -54,6 +61,7 @@ describe('code blocks in the docs are excerpts of files that run in CI', () => {
   it.each(blocks.map((b) => [`${b.doc}:${b.line} (${b.file})`, b] as const))('%s', (_title, block) => {
     const file = block.file ?? '';
     expect(missingLines(block.lines, read(file))).toEqual([]);
+    if (inTestedExample(file)) return; // run by the test in its folder (examples/pi-agent: own dependencies)
     if (file.startsWith('examples/') && !file.endsWith('.test.ts')) {
       expect(examplesTest, `${file} must be run by test/examples.test.ts`).toContain(`run('${file}')`);
     } else {

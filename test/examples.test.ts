@@ -60,6 +60,10 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('agent built-in command: /help');
     expect(r.stdout).toContain('guarded: error: refused: matches danger pattern "rm -rf"');
     expect(r.stdout).toContain('anthropic tools after activation: ["weather","forecast","enable_forecast"]');
+    expect(r.stdout).toContain('openai responses tools: ["weather","enable_forecast"]');
+    expect(r.stdout).toContain('anthropic tool_result: {"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"Paris: 16°C, fog"}]}');
+    expect(r.stdout).toContain('openai tool message: {"role":"tool","tool_call_id":"call-1","content":"Paris: 16°C, fog"}');
+    expect(r.stdout).toContain('openai function_call_output: {"type":"function_call_output","call_id":"call-1","output":"Paris: 16°C, fog"}');
   });
 
   // Each asserts what its doc promises (node:assert) and exits non-zero on the first mismatch.

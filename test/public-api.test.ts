@@ -32,6 +32,10 @@ const ROOT_EXPORTS = [
   'isSpawnable',
   'nameProblem',
   'resolveHome',
+  'toAnthropicToolResult',
+  'toAnthropicTools',
+  'toOpenAIToolResult',
+  'toOpenAITools',
 ];
 
 describe('public API', () => {

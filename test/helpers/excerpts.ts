@@ -6,7 +6,7 @@ export function normalise(line: string): string {
     .trim()
     .replace(/'(?:\.\.\/)+src\/sdk\/index\.js'/, "'zot-extension-host/sdk'")
     .replace(/'(?:\.\.\/)+src\/testing\/index\.js'/, "'zot-extension-host/testing'")
-    .replace(/'(?:\.\.\/)+src\/index\.js'/, "'zot-extension-host'");
+    .replace(/'(?:\.\.\/)+(?:src|dist)\/index\.js'/, "'zot-extension-host'");
 }
 
 /** The snippet lines missing from `source` (in order), or [] when the snippet is an excerpt of it. */
