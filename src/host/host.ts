@@ -15,6 +15,8 @@ import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFram
 import { loadCodec } from '../protocol/load-codec.js';
 import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
 import { VERSION } from '../version.js';
+import { toolCallProblem } from './call-args.js';
+import { policyFor, validateOptions } from './options.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
@@ -109,6 +111,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   constructor(options: ExtensionHostOptions = {}) {
     super();
+    validateOptions(options, DEFAULT_TIMEOUTS);
     this.options = options;
     this.cwd = path.resolve(options.cwd ?? process.cwd());
     this.appName = options.appName ?? 'zot';
@@ -493,7 +496,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private adapterFor(ext: LoadedExtension): Interceptor {
-    return interceptAdapter(ext.name, ext.process, ext.intercept, this.timeouts.intercept);
+    return interceptAdapter(ext.name, ext.process, ext.intercept, this.timeouts.intercept, policyFor(this.options.interceptPolicy, ext.name));
   }
 
   /**
@@ -630,9 +633,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       const hidden = registration !== undefined && registration.value.deferred && !this.activated.has(name);
       return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined));
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name));
-    }
+    const invalid = toolCallProblem(name, ext.name, args, options);
+    if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
     // The result is built when the response settles (no extra promise or microtask per call).
     return ext.process.request({ type: 'tool_call', name, args }, { timeoutMs: options?.timeoutMs ?? this.timeouts.tool, signal: options?.signal }, this.toolMapper(ext));
   }
