@@ -61,6 +61,18 @@ describe('modified_args deeper than the host can send on', () => {
   });
 });
 
+describe('embedder args that cannot be sent', () => {
+  it('reject intercepts.toolCall with a typed INVALID_ARGUMENT, and the guard keeps answering', async () => {
+    const host = await started(['extensions/guard']);
+    const cyclic: Record<string, unknown> = { command: 'ls' };
+    cyclic.self = cyclic;
+    await expect(host.intercepts.toolCall({ ...LS, args: cyclic })).rejects.toMatchObject({ name: 'ExtensionHostError', code: 'INVALID_ARGUMENT' });
+    await expect(host.intercepts.toolCall({ ...LS, args: { n: 1n } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await host.intercepts.toolCall({ ...LS, args: { command: 'rm -rf /' } })).toMatchObject({ block: true, blockedBy: 'guard' });
+    await host.stop();
+  });
+});
+
 describe('interceptPolicy', () => {
   let host: ExtensionHost;
   afterAll(() => host?.stop());
