@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import { toolCallProblem } from './call-args.js';
 import { policyFor, validateOptions } from './options.js';
 import { interceptAdapter } from './intercept-adapter.js';
+import { InterceptWarnings } from './intercept-warnings.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
 import type {
@@ -107,6 +108,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
+  private readonly interceptWarnings = new InterceptWarnings();
   private announcing = false;
 
   constructor(options: ExtensionHostOptions = {}) {
@@ -135,6 +137,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       onDiagnostic: (d) => {
         const ext = this.byName.get(d.interceptor);
         this.diagnose({ code: `INTERCEPT_${d.kind.toUpperCase()}`, message: `${d.interceptor} (${d.event}): ${d.message}`, extension: ext?.name, severity: 'warning' }, ext !== undefined);
+        const warning = this.interceptWarnings.warningFor(d, ext?.logPath);
+        if (warning !== undefined) this.warn(warning);
       },
     });
     this.preparer = new SystemPromptPreparer({
@@ -326,6 +330,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.toolRegistry.clear();
     this.activated.clear();
     this.preparer.invalidate();
+    this.interceptWarnings.reset();
   }
 
   private onExit(ext: LoadedExtension, info: ExitInfo): void {
