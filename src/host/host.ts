@@ -243,6 +243,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         host: { hostVersion: this.options.hostVersion ?? VERSION, provider: this.provider, model: this.model, cwd: this.cwd },
         timeouts: { hello: this.timeouts.hello, shutdown: this.timeouts.shutdown },
         maxFrameBytes: this.options.maxFrameBytes,
+        logMaxBytes: this.options.logMaxBytes,
         idPrefix: `${order}`,
       });
       return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc);

@@ -3,9 +3,6 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { ExtensionHostOptions, InterceptPolicy } from './types.js';
 
-/** Default log cap: 5 MiB per file (the log is rotated once to `<file>.1`). */
-export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
-
 type Check = (value: unknown) => string | undefined;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
