@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionState } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { isAlive } from '../helpers/processes.js';
 import { type Recorder, hostKit, nextEvent, textOf } from './helpers.js';
 
 const kit = hostKit();
