@@ -1,6 +1,7 @@
 // ExtensionHost options checked once, at construction: a wrong type or an out-of-range value is a
 // typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { ExtensionHostOptions, InterceptPolicy } from './types.js';
 
 type Check = (value: unknown) => string | undefined;
@@ -18,6 +19,9 @@ const bytes: Check = (v) => (typeof v === 'number' && Number.isSafeInteger(v) &&
 const bytesOrInfinity: Check = (v) => (v === Infinity ? undefined : bytes(v) === undefined ? undefined : 'a whole number of bytes >= 1, or Infinity (no cap)');
 /** A timeout: finite >= 0, or Infinity (no deadline). NaN and negatives are refused. */
 export const timeout: Check = (v) => (typeof v === 'number' && v >= 0 ? undefined : 'a number of ms >= 0, or Infinity (no deadline)');
+/** Timeouts that are plain timers, without a "no deadline" meaning: Node fires a longer timer after 1 ms. */
+const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'ready', 'readyIdle', 'shutdown']);
+const timer: Check = (v) => (typeof v === 'number' && v >= 0 && v <= MAX_TIMER_MS ? undefined : `a number of ms from 0 to ${MAX_TIMER_MS}`);
 
 const inMemory: Check = (v) =>
   Array.isArray(v) && v.every((item) => isObject(item) && typeof item.name === 'string' && typeof item.connect === 'function' && (item.dir === undefined || typeof item.dir === 'string'))
@@ -77,7 +81,7 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
     for (const key of new Set([...Object.keys(defaultTimeouts), ...Object.keys(timeouts)])) {
       const value = timeouts[key];
       if (value === undefined) continue;
-      const expected = timeout(value);
+      const expected = (TIMER_ONLY.has(key) ? timer : timeout)(value);
       if (expected !== undefined) throw invalid(`timeouts.${key}`, expected, value);
     }
   }

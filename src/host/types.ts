@@ -5,7 +5,8 @@ import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
- * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline.
+ * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline; the others
+ * must be at most 2^31-1 ms. NaN and negative values throw `INVALID_OPTIONS`.
  */
 export interface HostTimeouts {
   /** First frame (`hello`) after spawn. @default 5000 */

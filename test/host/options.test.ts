@@ -26,6 +26,8 @@ describe('ExtensionHost options', () => {
     [{ timeouts: { intercept: -1 } }, 'timeouts.intercept', 'a number of ms >= 0'],
     [{ timeouts: { shutdown: '100' } }, 'timeouts.shutdown', 'got "100"'],
     [{ timeouts: { someFutureTimeout: -5 } }, 'timeouts.someFutureTimeout', '>= 0'],
+    [{ timeouts: { hello: Infinity } }, 'timeouts.hello', 'a number of ms from 0 to 2147483647'],
+    [{ timeouts: { shutdown: 2 ** 31 } }, 'timeouts.shutdown', 'from 0 to'],
     [{ timeouts: 5000 }, 'timeouts', 'an object'],
     [{ callbacks: { warning: 'log it' } }, 'callbacks.warning', 'a function'],
     [{ maxFrameBytes: 0 }, 'maxFrameBytes', 'a whole number of bytes >= 1'],
