@@ -33,6 +33,8 @@ export const ErrorCode = {
   NOT_STARTED: 'NOT_STARTED',
   /** The embedding agent passed something invalid (an unknown panel key, a malformed event). */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  /** An `ExtensionHost` option has the wrong type or an out-of-range value; the message names it. */
+  INVALID_OPTIONS: 'INVALID_OPTIONS',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -20,6 +20,7 @@ export type {
   HostTimeouts,
   HostWarning,
   InMemoryExtension,
+  InterceptPolicy,
   LoadedReport,
   NoteView,
   Origin,

@@ -6,6 +6,7 @@ import {
   type ExtensionHostOptions,
   type ExtensionInfo,
   type HostCallbacks,
+  type InterceptPolicy,
   InterceptChain,
   ManifestDiscovery,
   type DiscoveryResult,
@@ -39,6 +40,17 @@ describe('public types', () => {
     const options: ExtensionHostOptions = { cwd: undefined, home: undefined, timeouts: { tool: undefined }, callbacks: { prompt: undefined } };
     expectTypeOf(options).toMatchTypeOf<ExtensionHostOptions>();
     expectTypeOf<HostCallbacks['prompt']>().toEqualTypeOf<((action: { text: string; command: string } & { extension: string }) => void) | undefined>();
+  });
+
+  it('interceptPolicy and logMaxBytes', () => {
+    expectTypeOf<ExtensionHostOptions['interceptPolicy']>().toEqualTypeOf<Readonly<Record<string, InterceptPolicy>> | undefined>();
+    expectTypeOf<InterceptPolicy['onFailure']>().toEqualTypeOf<'allow' | 'block' | undefined>();
+    expectTypeOf<ExtensionHostOptions['logMaxBytes']>().toEqualTypeOf<number | undefined>();
+    const options: ExtensionHostOptions = { interceptPolicy: { guard: { onFailure: 'block' }, other: { onFailure: undefined } }, logMaxBytes: undefined };
+    expectTypeOf(options).toMatchTypeOf<ExtensionHostOptions>();
+    // @ts-expect-error onFailure is 'allow' | 'block'
+    const wrong: InterceptPolicy = { onFailure: 'deny' };
+    void wrong;
   });
 
   it('results are discriminated and errors carry a code union', () => {

@@ -15,7 +15,10 @@ import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFram
 import { loadCodec } from '../protocol/load-codec.js';
 import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
 import { VERSION } from '../version.js';
+import { toolCallProblem } from './call-args.js';
+import { policyFor, validateOptions } from './options.js';
 import { interceptAdapter } from './intercept-adapter.js';
+import { InterceptWarnings } from './intercept-warnings.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
 import type {
@@ -105,10 +108,12 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
+  private readonly interceptWarnings = new InterceptWarnings();
   private announcing = false;
 
   constructor(options: ExtensionHostOptions = {}) {
     super();
+    validateOptions(options, DEFAULT_TIMEOUTS);
     this.options = options;
     this.cwd = path.resolve(options.cwd ?? process.cwd());
     this.appName = options.appName ?? 'zot';
@@ -132,6 +137,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       onDiagnostic: (d) => {
         const ext = this.byName.get(d.interceptor);
         this.diagnose({ code: `INTERCEPT_${d.kind.toUpperCase()}`, message: `${d.interceptor} (${d.event}): ${d.message}`, extension: ext?.name, severity: 'warning' }, ext !== undefined);
+        const warning = this.interceptWarnings.warningFor(d, ext?.logPath);
+        if (warning !== undefined) this.warn(warning);
       },
     });
     this.preparer = new SystemPromptPreparer({
@@ -236,6 +243,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         host: { hostVersion: this.options.hostVersion ?? VERSION, provider: this.provider, model: this.model, cwd: this.cwd },
         timeouts: { hello: this.timeouts.hello, shutdown: this.timeouts.shutdown },
         maxFrameBytes: this.options.maxFrameBytes,
+        logMaxBytes: this.options.logMaxBytes,
         idPrefix: `${order}`,
       });
       return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc);
@@ -323,6 +331,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.toolRegistry.clear();
     this.activated.clear();
     this.preparer.invalidate();
+    this.interceptWarnings.reset();
   }
 
   private onExit(ext: LoadedExtension, info: ExitInfo): void {
@@ -493,7 +502,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private adapterFor(ext: LoadedExtension): Interceptor {
-    return interceptAdapter(ext.name, ext.process, ext.intercept, this.timeouts.intercept);
+    return interceptAdapter(ext.name, ext.process, ext.intercept, this.timeouts.intercept, policyFor(this.options.interceptPolicy, ext.name));
   }
 
   /**
@@ -630,9 +639,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       const hidden = registration !== undefined && registration.value.deferred && !this.activated.has(name);
       return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined));
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: args must be a JSON object`, { extension: ext.name }), ext.name));
-    }
+    const invalid = toolCallProblem(name, ext.name, args, options);
+    if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
     // The result is built when the response settles (no extra promise or microtask per call).
     return ext.process.request({ type: 'tool_call', name, args }, { timeoutMs: options?.timeoutMs ?? this.timeouts.tool, signal: options?.signal }, this.toolMapper(ext));
   }

@@ -17,6 +17,7 @@ import type { InterceptContext, Interceptor } from '../intercept/types.js';
 import type { AbortLike, ExtensionProcess, RequestFrame, RequestOptions, ResponseMapper } from '../process/extension-process.js';
 import { TOOL_CALL_INTERCEPT } from '../protocol/encode.js';
 import type { EventInterceptResponseFrame } from '../protocol/frames.js';
+import type { InterceptPolicy } from './types.js';
 
 const METHOD_OF = {
   tool_call: 'toolCall',
@@ -88,8 +89,9 @@ function abortOf(ctx: InterceptContext): AbortSignal | AbortLike {
  * any interceptor's; the chain runs its steps directly (DIRECT_STEP): one request whose deadline is
  * the step's, answered straight into the step's outcome.
  */
-export function interceptAdapter(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number): Interceptor {
+export function interceptAdapter(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): Interceptor {
   const adapter: Interceptor & { [TRUSTED_INTERCEPTOR]?: true; [DIRECT_STEP]?: DirectStep } = { name };
+  if (policy?.onFailure !== undefined) adapter.onFailure = policy.onFailure;
   const methods: Partial<Record<StepMethod, unknown>> = {};
   for (const [event, method] of Object.entries(METHOD_OF)) {
     if (!events.has(event)) continue;

@@ -5,7 +5,8 @@ import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
- * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline.
+ * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline; the others
+ * must be at most 2^31-1 ms. NaN and negative values throw `INVALID_OPTIONS`.
  */
 export interface HostTimeouts {
   /** First frame (`hello`) after spawn. @default 5000 */
@@ -126,8 +127,28 @@ export interface ExtensionHostOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Largest frame accepted from an extension, in bytes. @default 4 MiB */
   maxFrameBytes?: number | undefined;
-  /** Ask interceptors that allowed a tool call again when a later one rewrote its args. @default false */
+  /**
+   * Ask interceptors that allowed a tool call again when a later one rewrote its args; a re-ask that
+   * fails (timeout, crash, malformed answer) blocks the call. @default false
+   */
   revalidateIntercepts?: boolean | undefined;
+  /**
+   * Policy of extension interceptors by manifest name, e.g. `{ guard: { onFailure: 'block' } }`.
+   * Applied whenever the host builds an extension's interceptor: at start, after `reload()` and
+   * after a restart. @default {}
+   */
+  interceptPolicy?: Readonly<Record<string, InterceptPolicy>> | undefined;
+  /**
+   * Size in bytes at which an extension's log file is rotated once to `<file>.1` (the previous
+   * `.1` is replaced), so each extension keeps at most about twice this much log. @default 5 MiB
+   */
+  logMaxBytes?: number | undefined;
+}
+
+/** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */
+export interface InterceptPolicy {
+  /** What a failed step (timeout, crash, malformed answer) means; `'block'` makes the guard fail closed. @default 'allow' */
+  onFailure?: 'allow' | 'block' | undefined;
 }
 
 export type ExtensionState = 'starting' | 'ready' | 'failed' | 'exited' | 'stopped';

@@ -1,6 +1,7 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
 // optional re-validation, and a trace of every step.
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
+import { checkedRewrite, invalidInput } from './step-checks.js';
 import { ALLOWED, DIRECT_STEP, TRUSTED_INTERCEPTOR, abortedError, runStep, type DirectStep, type StepMethod, type StepOutcome } from './step.js';
 import type {
   AssistantMessageInput,
@@ -30,7 +31,8 @@ export interface InterceptChainOptions {
   timeoutMs?: number | undefined;
   /**
    * Re-ask tool-call interceptors that allowed a call once more with the final args when a later
-   * interceptor rewrote them, so a later rewrite cannot slip past an earlier guard.
+   * interceptor rewrote them, so a later rewrite cannot slip past an earlier guard. A re-ask that
+   * fails (timeout, crash, malformed answer, thrown error) blocks the call, whatever `onFailure` says.
    * @default false
    */
   revalidate?: boolean | undefined;
@@ -213,7 +215,9 @@ export class InterceptChain {
 
   /**
    * A tool call about to run. The first block wins and stops the chain; `modifiedArgs` rewrites chain.
-   * Rejects only with `ABORTED` (caller's signal); interceptor failures are in the trace.
+   * Rejects only with `ABORTED` (caller's signal), or `INVALID_ARGUMENT` when `input.args` cannot be
+   * sent to extensions as JSON; interceptor failures are in the trace (a rewrite that could not be
+   * sent on, e.g. nested deeper than 1000 levels, is a `malformed` failure).
    * `input.args` must not be changed while the call is pending: extension interceptors are sent the
    * args as they were when the first of them was asked (until a rewrite replaces them).
    */
@@ -248,7 +252,12 @@ export class InterceptChain {
     let started: number | undefined = this.#now();
     for (const interceptor of participants) {
       started ??= this.#now();
-      const outcome = await this.#run(interceptor, 'toolCall', seen(interceptor), signal);
+      let outcome: StepOutcome;
+      try {
+        outcome = await this.#run(interceptor, 'toolCall', seen(interceptor), signal);
+      } catch (error) {
+        throw invalidInput('toolCall', error);
+      }
       const ended = this.#now();
       if (outcome === ALLOWED) {
         // Allowed with nothing to apply or report: #record's result, without its objects.
@@ -257,7 +266,7 @@ export class InterceptChain {
         started = ended;
         continue;
       }
-      const step = this.#record(interceptor, event, outcome, ended - started, trace, false);
+      const step = this.#record(interceptor, event, checkedRewrite(interceptor.name, outcome), ended - started, trace, false);
       started = undefined;
       if (step.blocked !== undefined) return { block: true, ...step.blocked, args, modified, trace };
       if (step.decision === undefined) continue;
@@ -392,7 +401,12 @@ export class InterceptChain {
     revalidation: boolean,
   ): Promise<StepResult> {
     const started = this.#now();
-    const outcome = await this.#run(interceptor, method, input, signal);
+    let outcome: StepOutcome;
+    try {
+      outcome = await this.#run(interceptor, method, input, signal);
+    } catch (error) {
+      throw invalidInput(method, error);
+    }
     return this.#record(interceptor, event, outcome, this.#now() - started, trace, revalidation);
   }
 
@@ -427,11 +441,16 @@ export class InterceptChain {
 
     const canBlock = event !== 'before_agent_start';
     if (!outcome.ok) {
-      const policy = canBlock ? (interceptor.onFailure ?? 'allow') : 'allow';
+      // A re-ask that fails blocks whatever the policy: otherwise a rewriter that makes the guard
+      // fail (too deep, too big, too slow) would get its rewrite past it.
+      const policy = !canBlock ? 'allow' : revalidation ? 'block' : (interceptor.onFailure ?? 'allow');
       markFailure(traced, outcome.kind, policy, outcome.message);
       this.#diagnose(interceptor, event, outcome.kind, outcome.message);
       if (policy === 'allow') return { traced };
-      return { traced, blocked: { reason: `${name} failed (${outcome.kind}): blocked by policy`, blockedBy: name } };
+      const reason = revalidation
+        ? `${name} failed (${outcome.kind}) when asked again with the rewritten args: blocked`
+        : `${name} failed (${outcome.kind}): blocked by policy`;
+      return { traced, blocked: { reason, blockedBy: name } };
     }
 
     const decision = outcome.decision ?? {};

@@ -97,6 +97,8 @@ export interface ExtensionProcessOptions {
   timeouts?: ProcessTimeouts | undefined;
   /** @default 4 MiB */
   maxFrameBytes?: number | undefined;
+  /** Log rotation size (see ExtensionLog). @default 5 MiB */
+  logMaxBytes?: number | undefined;
   /** Prefix of correlation ids. @default the name */
   idPrefix?: string | undefined;
 }
@@ -261,7 +263,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.name = options.name;
     this.dir = options.dir;
     this.logPath = logPathFor(options.logDir, options.name);
-    this.log = new ExtensionLog(this.logPath);
+    this.log = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
     this.idPrefix = `${options.idPrefix ?? options.name}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
     this.exitPromise = new Promise((resolve) => {
@@ -591,6 +593,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
     this.state = 'closed';
+    this.log.childEnded();
     for (const group of this.keptDeadlines.values()) this.clearDeadline(group);
     this.keptDeadlines.clear();
     // Grandchildren may outlive the leader: the group goes too.

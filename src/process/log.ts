@@ -1,35 +1,65 @@
-import { appendFile, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, open, readFile, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
-/** A file-name-safe form of an extension name: never contains a separator or `..`. */
-export function safeLogName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-  return cleaned.length === 0 ? '_' : cleaned.slice(0, 128);
-}
+export { logPathFor, safeLogName } from './log-name.js';
 
-/** `<logDir>/ext-<name>.log`, guaranteed to stay inside logDir. */
-export function logPathFor(logDir: string, name: string): string {
-  const dir = path.resolve(logDir);
-  const file = path.join(dir, `ext-${safeLogName(name)}.log`);
-  if (path.dirname(file) !== dir) throw new Error(`log path escapes ${dir}: ${file}`);
-  return file;
+/** Default cap of one log file: 5 MiB; at the cap the file is rotated once to `<file>.1`. */
+export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
+/** How often the size of a running child's log is checked (the child writes it without the host). */
+export const LOG_CHECK_MS = 1000;
+/** `[host]` lines (and bytes of them) waiting to be written at most; more are dropped and counted. */
+export const MAX_QUEUED_HOST_LINES = 1000;
+export const MAX_QUEUED_HOST_BYTES = 1024 * 1024;
+
+export interface ExtensionLogOptions {
+  /** Rotation size in bytes; Infinity = never. @default DEFAULT_LOG_MAX_BYTES */
+  maxBytes?: number | undefined;
+  /** @default LOG_CHECK_MS */
+  checkMs?: number | undefined;
 }
 
 /**
  * One extension's stderr log. The child writes its stderr straight into the file (no copy through
- * the host); the host appends its own diagnostics as `[host] ...` lines.
+ * the host, so no cost per byte); the host appends its own diagnostics as `[host] ...` lines through
+ * one bounded queue.
+ *
+ * The cap: at each start, and every `checkMs` while a child runs, a file at or over `maxBytes` is
+ * rotated to `<file>.1` (replacing it). With no child it is renamed; under a running child it is
+ * copied and truncated (the child's fd appends, so it goes on at the new end), and what the child
+ * writes between the copy and the truncation is lost. So a file holds at most `maxBytes` plus what
+ * is written within one check, and `.1` as much again.
  */
 export class ExtensionLog {
-  private chain: Promise<void> = Promise.resolve();
+  readonly #maxBytes: number;
+  readonly #checkMs: number;
   /** File size when this run started: where this run's stderr begins. */
   private startOffset = 0;
+  #queue: string[] = [];
+  #queuedBytes = 0;
+  #dropped = 0;
+  #draining: Promise<void> | undefined;
+  #checkDue = false;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    options: ExtensionLogOptions = {},
+  ) {
+    this.#maxBytes = options.maxBytes ?? DEFAULT_LOG_MAX_BYTES;
+    this.#checkMs = options.checkMs ?? LOG_CHECK_MS;
+  }
 
-  /** Creates the directory, appends the start header, and returns the file for the child's stderr (close it after spawn). */
+  /** Where the previous part of the log goes at rotation. */
+  get rotatedPath(): string {
+    return `${this.path}.1`;
+  }
+
+  /** Creates the directory, rotates a full log, appends the start header, and returns the file for the child's stderr (close it after spawn). */
   async openForChild(header: string): Promise<FileHandle> {
     await mkdir(path.dirname(this.path), { recursive: true });
+    await this.flushed();
+    await this.#rotateIfFull(false);
     const handle = await open(this.path, 'a');
     try {
       const { size } = await handle.stat();
@@ -40,21 +70,84 @@ export class ExtensionLog {
       await handle.close();
       throw err;
     }
+    this.#watch();
     return handle;
   }
 
-  /** Resolves once every host line written so far is in the file. */
-  flushed(): Promise<void> {
-    return this.chain;
+  /** The child is gone: no more periodic checks. */
+  childEnded(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
-  /** Appends one host line (`[host] message`); failures to log are ignored. */
+  /** Resolves once every host line written so far is in the file (or dropped). */
+  flushed(): Promise<void> {
+    return this.#draining ?? Promise.resolve();
+  }
+
+  /** Appends one host line (`[host] message`); failures to log are ignored; over the queue bound it is dropped and counted. */
   write(message: string): Promise<void> {
-    const line = `[host] ${new Date().toISOString()} ${message}\n`;
-    this.chain = this.chain.then(
-      () => appendFile(this.path, line).catch(() => undefined),
-    );
-    return this.chain;
+    if (this.#queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
+      this.#dropped++;
+    } else {
+      this.#queue.push(`[host] ${new Date().toISOString()} ${message}\n`);
+      this.#queuedBytes += message.length;
+    }
+    return this.#drain();
+  }
+
+  #watch(): void {
+    if (this.#timer !== undefined || !Number.isFinite(this.#maxBytes)) return;
+    this.#timer = setInterval(() => {
+      this.#checkDue = true;
+      void this.#drain();
+    }, this.#checkMs);
+    this.#timer.unref();
+  }
+
+  /** One writer at a time: queued lines go out in batches; rotation checks run in the same loop. */
+  #drain(): Promise<void> {
+    this.#draining ??= (async () => {
+      try {
+        while (this.#queue.length > 0 || this.#dropped > 0 || this.#checkDue) {
+          const live = this.#timer !== undefined;
+          if (this.#checkDue || this.#queue.length > 0) {
+            this.#checkDue = false;
+            await this.#rotateIfFull(live);
+          }
+          let batch = this.#queue.join('');
+          this.#queue = [];
+          this.#queuedBytes = 0;
+          if (this.#dropped > 0) {
+            batch += `[host] ${new Date().toISOString()} ${this.#dropped} host lines dropped (more than ${MAX_QUEUED_HOST_LINES} lines or ${MAX_QUEUED_HOST_BYTES} bytes were waiting)\n`;
+            this.#dropped = 0;
+          }
+          if (batch.length > 0) await appendFile(this.path, batch).catch(() => undefined);
+        }
+      } finally {
+        this.#draining = undefined;
+      }
+    })();
+    return this.#draining;
+  }
+
+  async #rotateIfFull(live: boolean): Promise<void> {
+    if (!Number.isFinite(this.#maxBytes)) return;
+    try {
+      const { size } = await stat(this.path);
+      if (size < this.#maxBytes) return;
+      if (live) {
+        await copyFile(this.path, this.rotatedPath);
+        await truncate(this.path, 0);
+      } else {
+        await rename(this.path, this.rotatedPath);
+      }
+      this.startOffset = 0;
+      const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}); the earlier part is in ${this.rotatedPath}\n`;
+      await appendFile(this.path, note);
+    } catch {
+      // No file yet, or it went away: nothing to rotate.
+    }
   }
 
   /**
@@ -62,7 +155,7 @@ export class ExtensionLog {
    * names the error when it is further up (see stderr-summary.ts).
    */
   async tail(count = 5): Promise<string[]> {
-    await this.chain;
+    await this.flushed();
     try {
       const text = (await readFile(this.path)).subarray(this.startOffset).toString('utf8');
       return stderrSummary(text.split('\n').filter((line) => !line.startsWith('[host] ')), count);

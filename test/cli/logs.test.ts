@@ -21,6 +21,23 @@ describe('logs', { timeout: 30_000 }, () => {
     expect(last.stdout).toBe('two\nthree\n');
   });
 
+  it('prints the rotated part (.1) first; -n takes lines from both', async () => {
+    writeFileSync(`${logFile}.1`, 'r1\nr2\nr3\n');
+    writeFileSync(logFile, 'c1\nc2\n');
+    expect((await runCli(['logs', 'weather', '--home', sandbox.home])).stdout).toBe('r1\nr2\nr3\nc1\nc2\n');
+    expect((await runCli(['logs', 'weather', '-n', '3', '--home', sandbox.home])).stdout).toBe('r3\nc1\nc2\n');
+    expect((await runCli(['logs', 'weather', '-n', '2', '--home', sandbox.home])).stdout).toBe('c1\nc2\n');
+  });
+
+  it('finds the log of a name with unsafe characters where the host writes it', async () => {
+    const { logPathFor } = await import('../../src/process/log.js');
+    const file = logPathFor(path.join(sandbox.home, 'logs'), 'my ext');
+    writeFileSync(file, 'spaced\n');
+    writeFileSync(logPathFor(path.join(sandbox.home, 'logs'), 'my_ext'), 'underscored\n');
+    expect((await runCli(['logs', 'my ext', '--home', sandbox.home])).stdout).toBe('spaced\n');
+    expect((await runCli(['logs', 'my_ext', '--home', sandbox.home])).stdout).toBe('underscored\n');
+  });
+
   it('fails with a hint when there is no log, and refuses unsafe names', async () => {
     const missing = await runCli(['logs', 'nothing', '--home', sandbox.home]);
     expect(missing.code).toBe(1);

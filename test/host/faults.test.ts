@@ -1,10 +1,9 @@
-// Faults never bring the host down: garbage frames, a closed stdout, an oversized frame, a crash
-// mid-call, and agent callbacks that throw.
+// Faults never bring the host down: garbage frames, a crash mid-call, and agent callbacks that
+// throw (the fault suite with one fixture per fault is test/faults/).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionState } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { isAlive } from '../helpers/processes.js';
 import { type Recorder, hostKit, nextEvent, textOf } from './helpers.js';
 
 const kit = hostKit();
@@ -35,40 +34,7 @@ function stateChange(host: ExtensionHost, name: string, state: ExtensionState) {
   return nextEvent(host, 'extension:state', (c) => c.name === name && c.state === state);
 }
 
-describe('an extension that closes its stdout', () => {
-  it('settles the call, stops the process and removes its registrations', async () => {
-    const { host, rec } = await kit.start({ explicit: [kitchen] });
-    const pid = host.extensions()[0]!.pid!;
-    const exited = stateChange(host, 'kitchen', 'exited');
-    const result = await host.callTool('closeout', {});
-    expect(result).toMatchObject({ isError: true, extension: 'kitchen' });
-    expect(result.failure!.code).toBe('PROCESS_EXITED');
-    expect(await exited).toEqual({ name: 'kitchen', state: 'exited', previous: 'ready' });
-    expect(await isAlive(pid)).toBe(false);
-    expect(host.diagnostics().some((d) => d.code === 'STDOUT_CLOSED' && d.extension === 'kitchen')).toBe(true);
-    expect(host.tools()).toEqual([]);
-    expect(host.commands()).toEqual([]);
-    const warning = await rec.waitFor('warning', (w) => w.code === 'PROCESS_EXITED');
-    expect(warning.message).toContain('closed its stdout');
-    expect(warning.logPath).toBe(host.extensions()[0]!.logPath);
-    await host.stop();
-  });
-});
-
-describe('an oversized frame', () => {
-  it('closes that extension with FRAME_TOO_LARGE, and the host goes on', async () => {
-    const { host, rec } = await kit.start({ explicit: [kitchen, fixture('extensions/hello-sh')] });
-    const exited = stateChange(host, 'kitchen', 'exited');
-    const outcome = await host.runCommand('/big');
-    expect(outcome.handled && outcome.failure?.code).toBe('FRAME_TOO_LARGE');
-    await exited;
-    expect(host.diagnostics().some((d) => d.code === 'FRAME_TOO_LARGE' && d.extension === 'kitchen' && d.severity === 'error')).toBe(true);
-    expect(rec.of('notify').some((n) => n.extension === 'kitchen')).toBe(false);
-    expect((await rec.waitFor('warning', (w) => w.extension === 'kitchen' && w.code === 'PROCESS_EXITED')).message).toContain('oversized frame');
-    expect(await host.runCommand('/hello-sh')).toMatchObject({ handled: true, text: 'hello from sh' });
-    await host.stop();
-  });
-});
+// A closed stdout and an oversized frame: test/faults/runtime.test.ts.
 
 describe('a crash mid-call', () => {
   let host: ExtensionHost;

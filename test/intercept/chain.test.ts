@@ -639,12 +639,12 @@ describe('revalidate', () => {
     expect(result.trace).toHaveLength(2);
   });
 
-  it("applies onFailure 'block' to a failed revalidation", async () => {
+  it.each(['allow', 'block'] as const)("blocks when a re-ask fails, with onFailure '%s'", async (onFailure) => {
     let calls = 0;
     const chain = new InterceptChain({ revalidate: true });
     chain.add({
       name: 'flaky-guard',
-      onFailure: 'block',
+      onFailure,
       toolCall: () => {
         calls += 1;
         if (calls > 1) throw new Error('down');
@@ -652,8 +652,63 @@ describe('revalidate', () => {
     });
     chain.add({ name: 'rewriter', toolCall: () => ({ modifiedArgs: { x: 1 } }) });
     const result = await chain.toolCall(call({}));
-    expect(result).toMatchObject({ block: true, reason: 'flaky-guard failed (error): blocked by policy' });
-    expect(result.trace.at(-1)).toMatchObject({ revalidation: true, decision: 'failure', failurePolicy: 'block' });
+    expect(result).toMatchObject({ block: true, blockedBy: 'flaky-guard', reason: 'flaky-guard failed (error) when asked again with the rewritten args: blocked' });
+    expect(result.trace.at(-1)).toMatchObject({ revalidation: true, decision: 'failure', failure: 'error', failurePolicy: 'block' });
+  });
+
+  it('blocks when a re-ask times out or answers nonsense', async () => {
+    vi.useFakeTimers();
+    try {
+      for (const late of [() => new Promise(() => {}), () => 'yes']) {
+        let calls = 0;
+        const chain = new InterceptChain({ revalidate: true, timeoutMs: 100 });
+        chain.add({ name: 'guard', toolCall: () => (++calls > 1 ? late() : undefined) } as Interceptor);
+        chain.add({ name: 'rewriter', toolCall: () => ({ modifiedArgs: { command: 'rm -rf /' } }) });
+        const pending = chain.toolCall(call({ command: 'ls' }));
+        await vi.advanceTimersByTimeAsync(100);
+        const result = await pending;
+        expect(result.block).toBe(true);
+        expect(result.trace.at(-1)).toMatchObject({ revalidation: true, decision: 'failure', failurePolicy: 'block' });
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('inputs and rewrites that cannot be sent as JSON', () => {
+  const deep = (levels: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { end: true };
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  const cyclic = (): Record<string, unknown> => {
+    const value: Record<string, unknown> = { command: 'x' };
+    value.self = value;
+    return value;
+  };
+
+  it.each([
+    ['5000 levels deep', () => deep(5000), 'nests deeper than 1000 levels'],
+    ['cyclic', cyclic, 'is cyclic'],
+    ['holding a BigInt', () => ({ n: 1n }), 'contains a BigInt'],
+  ])('a rewrite %s is a malformed step under its policy', async (_what, make, message) => {
+    const { chain, diagnostics } = recording();
+    chain.add({ name: 'bad', toolCall: () => ({ modifiedArgs: make() }) });
+    const result = await chain.toolCall(call({ command: 'ls' }));
+    expect(result).toMatchObject({ block: false, modified: false, args: { command: 'ls' } });
+    expect(result.trace[0]).toMatchObject({ decision: 'failure', failure: 'malformed', failurePolicy: 'allow' });
+    expect(diagnostics[0]).toMatchObject({ interceptor: 'bad', kind: 'malformed' });
+    expect(diagnostics[0]?.message).toContain(message);
+    const strict = new InterceptChain();
+    strict.add({ name: 'bad', onFailure: 'block', toolCall: () => ({ modifiedArgs: make() }) });
+    expect(await strict.toolCall(call({ command: 'ls' }))).toMatchObject({ block: true, blockedBy: 'bad' });
+  });
+
+  it('a rewrite 999 levels deep is still applied', async () => {
+    const chain = new InterceptChain();
+    chain.add({ name: 'ok', toolCall: () => ({ modifiedArgs: deep(1000) }) });
+    expect((await chain.toolCall(call({}))).modified).toBe(true);
   });
 });
 

@@ -14,9 +14,10 @@ export const logs: Command = {
   usage: '<name> [-f]',
   summary: "print (or follow) an extension's stderr log",
   description: [
-    "Prints <home>/logs/ext-<name>.log: the extension's stderr and the host's [host] lines, across",
-    'runs (the file is appended to). With -f, keeps printing what is appended until Ctrl+C; a',
-    'truncated or re-created file is read again from its start.',
+    "Prints the extension's log in <home>/logs (ext-<name>.log): its stderr and the host's [host]",
+    'lines, across runs. A log that reached its cap was rotated once to <file>.1: that part is',
+    'printed first. With -f, keeps printing what is appended until Ctrl+C; a truncated (rotated) or',
+    're-created file is read again from its start.',
   ].join('\n'),
   options: {
     follow: { type: 'boolean', short: 'f', description: 'keep printing new lines as they are written' },
@@ -39,8 +40,18 @@ export const logs: Command = {
     }
     let offset = 0;
     if (size !== undefined) {
-      offset = last === undefined ? 0 : await startOfLastLines(file, size, last);
-      offset = await copyRange(file, offset, ctx);
+      const start = last === undefined ? { offset: 0, lines: 0 } : await startOfLastLines(file, size, last);
+      // The rotated part comes first: all of it, or the lines the current file does not hold.
+      const rotated = `${file}.1`;
+      const rotatedSize = await stat(rotated).then(
+        (s) => s.size,
+        () => undefined,
+      );
+      if (rotatedSize !== undefined && (last === undefined || start.lines < last)) {
+        const from = last === undefined ? 0 : (await startOfLastLines(rotated, rotatedSize, last - start.lines)).offset;
+        await copyRange(rotated, from, ctx);
+      }
+      offset = await copyRange(file, start.offset, ctx);
     } else ctx.err.line(`waiting for ${file} ...`);
     if (follow) await followFile(file, offset, ctx);
     return 0;
@@ -53,9 +64,12 @@ function parseCount(value: string | boolean | undefined): number | undefined {
   return Number(value);
 }
 
-/** Byte offset where the last `count` lines of the file begin (a final newline does not start a line). */
-async function startOfLastLines(file: string, size: number, count: number): Promise<number> {
-  if (count === 0) return size;
+/**
+ * Byte offset where the last `count` lines of the file begin (a final newline does not start a
+ * line), and how many lines that is (fewer than `count` when the file has fewer).
+ */
+async function startOfLastLines(file: string, size: number, count: number): Promise<{ offset: number; lines: number }> {
+  if (count === 0) return { offset: size, lines: 0 };
   const handle = await open(file, 'r');
   try {
     let end = size;
@@ -66,11 +80,11 @@ async function startOfLastLines(file: string, size: number, count: number): Prom
       const { bytesRead } = await handle.read(buf, 0, end - start, start);
       for (let i = bytesRead - 1; i >= 0; i--) {
         if (buf[i] !== 0x0a || start + i === size - 1) continue;
-        if (++seen === count) return start + i + 1;
+        if (++seen === count) return { offset: start + i + 1, lines: seen };
       }
       end = start;
     }
-    return 0;
+    return { offset: 0, lines: size === 0 ? 0 : seen + 1 };
   } finally {
     await handle.close();
   }

@@ -1,0 +1,112 @@
+// ExtensionHost options checked once, at construction: a wrong type or an out-of-range value is a
+// typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
+import type { ExtensionHostOptions, InterceptPolicy } from './types.js';
+
+type Check = (value: unknown) => string | undefined;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const string: Check = (v) => (typeof v === 'string' ? undefined : 'a string');
+const nonEmpty: Check = (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'a non-empty string');
+const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'a boolean');
+const object: Check = (v) => (isObject(v) ? undefined : 'an object');
+const strings: Check = (v) => (Array.isArray(v) && v.every((item) => typeof item === 'string') ? undefined : 'an array of strings');
+/** Bytes: a whole number >= 1. */
+const bytes: Check = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? undefined : 'a whole number of bytes >= 1');
+/** Bytes or Infinity (no cap). */
+const bytesOrInfinity: Check = (v) => (v === Infinity ? undefined : bytes(v) === undefined ? undefined : 'a whole number of bytes >= 1, or Infinity (no cap)');
+/** A timeout: finite >= 0, or Infinity (no deadline). NaN and negatives are refused. */
+export const timeout: Check = (v) => (typeof v === 'number' && v >= 0 ? undefined : 'a number of ms >= 0, or Infinity (no deadline)');
+/** Timeouts that are plain timers, without a "no deadline" meaning: Node fires a longer timer after 1 ms. */
+const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'ready', 'readyIdle', 'shutdown']);
+const timer: Check = (v) => (typeof v === 'number' && v >= 0 && v <= MAX_TIMER_MS ? undefined : `a number of ms from 0 to ${MAX_TIMER_MS}`);
+
+const inMemory: Check = (v) =>
+  Array.isArray(v) && v.every((item) => isObject(item) && typeof item.name === 'string' && typeof item.connect === 'function' && (item.dir === undefined || typeof item.dir === 'string'))
+    ? undefined
+    : 'an array of { name: string, connect: function, dir?: string }';
+
+/** Each option's check; an option not listed here is not checked (a later addition, or unknown). */
+const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
+  cwd: string,
+  appName: nonEmpty,
+  home: string,
+  explicit: strings,
+  discover: boolean,
+  inMemory,
+  hostVersion: string,
+  provider: string,
+  model: string,
+  builtinCommands: strings,
+  builtinTools: strings,
+  callbacks: object,
+  timeouts: object,
+  logDir: string,
+  env: object,
+  maxFrameBytes: bytes,
+  revalidateIntercepts: boolean,
+  interceptPolicy: object,
+  logMaxBytes: bytesOrInfinity,
+};
+
+function invalid(option: string, expected: string, value: unknown): ExtensionHostError {
+  return new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} must be ${expected}, got ${describe(value)}`);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Throws INVALID_OPTIONS naming the first invalid option. `defaultTimeouts` is the host's table of
+ * timeout defaults: every key of it (and any other key given in `timeouts`) must be a timeout.
+ * `undefined` always means "the default".
+ */
+export function validateOptions(options: unknown, defaultTimeouts: Readonly<Record<string, number>>): asserts options is ExtensionHostOptions {
+  if (options === undefined) return;
+  if (!isObject(options)) throw invalid('(the options object)', 'an object', options);
+  for (const [name, check] of Object.entries(CHECKS)) {
+    const value = options[name];
+    if (value === undefined || check === undefined) continue;
+    const expected = check(value);
+    if (expected !== undefined) throw invalid(name, expected, value);
+  }
+  const timeouts = options.timeouts as Record<string, unknown> | undefined;
+  if (timeouts !== undefined) {
+    for (const key of new Set([...Object.keys(defaultTimeouts), ...Object.keys(timeouts)])) {
+      const value = timeouts[key];
+      if (value === undefined) continue;
+      const expected = (TIMER_ONLY.has(key) ? timer : timeout)(value);
+      if (expected !== undefined) throw invalid(`timeouts.${key}`, expected, value);
+    }
+  }
+  const callbacks = options.callbacks as Record<string, unknown> | undefined;
+  if (callbacks !== undefined) {
+    for (const [key, value] of Object.entries(callbacks)) {
+      if (value !== undefined && typeof value !== 'function') throw invalid(`callbacks.${key}`, 'a function', value);
+    }
+  }
+  const policies = options.interceptPolicy as Record<string, unknown> | undefined;
+  if (policies !== undefined) {
+    for (const [name, policy] of Object.entries(policies)) {
+      if (policy === undefined) continue;
+      if (!isObject(policy)) throw invalid(`interceptPolicy[${JSON.stringify(name)}]`, 'an object', policy);
+      const onFailure = policy.onFailure;
+      if (onFailure !== undefined && onFailure !== 'allow' && onFailure !== 'block') {
+        throw invalid(`interceptPolicy[${JSON.stringify(name)}].onFailure`, "'allow' or 'block'", onFailure);
+      }
+    }
+  }
+}
+
+/** The policy for one extension: own keys only (an extension named `constructor` or `__proto__` gets none by accident). */
+export function policyFor(policies: ExtensionHostOptions['interceptPolicy'], name: string): InterceptPolicy | undefined {
+  const policy = policies !== undefined && Object.hasOwn(policies, name) ? policies[name] : undefined;
+  const onFailure = policy?.onFailure;
+  return onFailure === 'allow' || onFailure === 'block' ? { onFailure } : undefined;
+}

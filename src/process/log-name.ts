@@ -1,0 +1,25 @@
+// One log file per manifest name: a name that is already file-name safe keeps `ext-<name>.log`
+// (existing logs stay where users look for them); any other name gets its safe form plus `~` and a
+// hash of the exact name. No safe name contains `~`, so the two kinds never meet, and two different
+// unsafe names (`a b`, `a?b`) only share a file if their hashes collide (40 bits).
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+const SAFE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+const MAX_SAFE = 128;
+
+/** The file-name part of an extension's log: never contains a separator or starts with `.`. */
+export function safeLogName(name: string): string {
+  if (name.length <= MAX_SAFE && SAFE.test(name)) return name;
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, MAX_SAFE);
+  const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 10);
+  return `${cleaned}~${hash}`;
+}
+
+/** `<logDir>/ext-<name>.log`, unique per name and guaranteed to stay inside logDir. */
+export function logPathFor(logDir: string, name: string): string {
+  const dir = path.resolve(logDir);
+  const file = path.join(dir, `ext-${safeLogName(name)}.log`);
+  if (path.dirname(file) !== dir) throw new Error(`log path escapes ${dir}: ${file}`);
+  return file;
+}
