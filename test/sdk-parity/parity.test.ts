@@ -1,5 +1,5 @@
 // SDK parity: ONE list of behaviour tests, run against the hand-written fixtures (subprocesses), the
-// SDK kitchen in-process, and the SDK kitchen as a subprocess. Behaviours the hand-written kitchen
+// SDK kitchen in-process and as a subprocess, and the Python SDK's kitchen as a subprocess. Behaviours the hand-written kitchen
 // lacks are answered by other hand-written fixtures (see variants.ts) or, where no fixture has them
 // (zod validation, throwing handlers, turn_start interception), run for the SDK variants only.
 import { readFile } from 'node:fs/promises';
@@ -247,7 +247,7 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
     expect(renders.items.length).toBe(renderCount);
   });
 
-  it.runIf(v.sdk)('zod tools: schema sent as JSON Schema, args validated before the handler, failures are is_error', { timeout: TEST_MS }, async () => {
+  it.runIf(v.zod)('zod tools: schema sent as JSON Schema, args validated before the handler, failures are is_error', { timeout: TEST_MS }, async () => {
     expect(t.host.tools().find((tool) => tool.name === 'add')).toEqual({
       name: 'add',
       description: 'Add two numbers.',
@@ -263,24 +263,24 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
   });
 
   it.runIf(v.sdk)('a handler that throws answers that request with an error; the extension keeps running', { timeout: TEST_MS }, async () => {
-    expect(await t.command('/throw')).toMatchObject({ handled: true, action: 'noop', error: 'kaboom', failure: undefined });
+    expect(await t.command('/throw')).toMatchObject({ handled: true, action: 'noop', error: v.thrown, failure: undefined });
     const boom = await t.callTool('boom');
     expect(boom).toMatchObject({ isError: true, failure: undefined });
-    expect(textOf(boom)).toBe('tool "boom" failed: kaboom');
+    expect(textOf(boom)).toBe(`tool "boom" failed: ${v.thrown}`);
     expect(await t.command('/show alive')).toMatchObject({ text: 'alive', failure: undefined });
     if (!v.subprocess) expect(t.record.stderr).toContainEqual(expect.stringContaining('command "throw" failed: Error: kaboom'));
   });
 
   it.runIf(v.sdk)('turn_start interception: blocks past the turn limit', { timeout: TEST_MS }, async () => {
     expect(await t.turnStart(1)).toMatchObject({ block: false });
-    expect(await t.turnStart(51)).toMatchObject({ block: true, reason: 'kitchen-sdk: turn limit of 50 steps reached', blockedBy: v.kitchen });
+    expect(await t.turnStart(51)).toMatchObject({ block: true, reason: `${v.kitchen}: turn limit of 50 steps reached`, blockedBy: v.kitchen });
   });
 
-  it.runIf(v.sdk && v.subprocess)('console.log in a handler lands in the log (stderr), never on stdout', { timeout: TEST_MS }, async () => {
+  it.runIf(v.sdk && v.subprocess)('console.log / print() in a handler lands in the log (stderr), never on stdout', { timeout: TEST_MS }, async () => {
     const logPath = t.host.extensions().find((e) => e.name === v.kitchen)!.logPath;
     expect(await t.command('/log')).toMatchObject({ action: 'display', text: 'logged' });
     // The child's stderr is the log file itself, written synchronously before the answer.
-    expect(await readFile(logPath, 'utf8')).toContain('console.log from a handler\n');
+    expect(await readFile(logPath, 'utf8')).toContain(`${v.printed}\n`);
   });
 
   it('never wrote a line that is not a valid frame', { timeout: TEST_MS }, () => {
