@@ -106,8 +106,9 @@ class TestHost:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def start(self, timeout: Optional[float] = None) -> None:
-        """Starts the run and completes the handshake (hello, hello_ack, registrations, ready)."""
+    def start(self, timeout: Optional[float] = None, handshake: bool = True) -> None:
+        """Starts the run and completes the handshake (hello, hello_ack, registrations, ready).
+        `handshake=False` stops after the hello: send hello_ack yourself. @default handshake True"""
         limit = self._limit(timeout)
         started = threading.Event()
         self._thread = threading.Thread(target=self._loop_main, args=(started,), name=f"TestHost-{self.ext.name}", daemon=True)
@@ -116,6 +117,8 @@ class TestHost:
         if self._session is None:
             raise RuntimeError(self._start_error)
         self.wait_for(lambda f: f["type"] == "hello", what="the hello frame", timeout=limit)
+        if not handshake:
+            return
         self.send(self.hello_ack)
         self.wait_for(lambda f: f["type"] == "ready", what="ready", timeout=limit)
 
