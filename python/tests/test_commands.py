@@ -115,7 +115,7 @@ class CommandTest(unittest.TestCase):
         answer = self.h.command("/wrong")
         self.assertEqual(answer["action"], "noop")
         self.assertIn("returned str, not a Response", answer["error"])
-        self.assertEqual(self.h.command("/notjson"), {"action": "noop", "error": 'command "notjson" returned a response that is not JSON'})
+        self.assertEqual(self.h.command("/notjson"), {"action": "noop", "error": 'command "notjson": its response cannot be sent (TypeError: Object of type set is not JSON serializable)'})
 
     def test_context(self):
         h = self.h

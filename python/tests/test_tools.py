@@ -63,6 +63,10 @@ def tools():
     def notjson(args, ctx):
         return ToolResult([{"type": "text", "text": {1}}])
 
+    @ext.tool("huge")
+    def huge(args, ctx):
+        return "x" * (4 * 1024 * 1024)
+
     @ext.tool("async_tool")
     async def async_tool(args, ctx):
         await asyncio.sleep(0.001)
@@ -115,8 +119,14 @@ class ToolTest(unittest.TestCase):
         wrong = h.call_tool("wrong")
         self.assertTrue(wrong["is_error"])
         self.assertIn("TypeError: a tool handler must return a ToolResult, a str or None, got dict", wrong["content"][0]["text"])
-        self.assertEqual(h.call_tool("notjson"), {"content": [TEXT('tool "notjson" failed: its result is not JSON')], "is_error": True})
-        self.assertTrue(any("cannot encode a tool_result frame: TypeError" in line for line in h.stderr))
+        self.assertEqual(h.call_tool("notjson"), {"content": [TEXT('tool "notjson" failed: its result cannot be sent (TypeError: Object of type set is not JSON serializable)')], "is_error": True})
+        self.assertTrue(any("cannot send a tool_result frame: TypeError" in line for line in h.stderr))
+
+    def test_a_result_over_the_frame_cap_is_answered_as_an_error(self):
+        answer = self.h.call_tool("huge")
+        self.assertTrue(answer["is_error"])
+        self.assertRegex(answer["content"][0]["text"], r'^tool "huge" failed: its result cannot be sent \(the frame is \d+ bytes, over the 4194304-byte limit\)$')
+        self.assertEqual(self.h.call_tool("plain"), {"content": [TEXT("a plain str")]})
 
     def test_registrations_after_ready_are_announced_at_once(self):
         h = self.h

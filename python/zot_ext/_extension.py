@@ -335,6 +335,12 @@ class Extension:
         and one subscribe, then ready. While it runs, stdout carries frames only: print() and
         anything else writing to stdout (file descriptor 1) goes to stderr.
         """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError("ext.run() runs its own asyncio loop: call it at the top level, not from async code")
         code = _run_stdio(self)
         try:
             sys.stderr.flush()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import traceback
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Set, Union
 
 from ._context import Context, Panel
 from ._values import BeforeAgentStart, HostInfo, decision_frame, tool_result_frame, Response
-from ._wire import BadFrame, LineSplitter, decode_host_frame, encode_frame
+from ._wire import MAX_FRAME_BYTES, REQUEST_TYPES, BadFrame, LineSplitter, decode_host_frame, encode_frame
 
 if TYPE_CHECKING:
     from ._extension import Extension
@@ -88,13 +88,7 @@ class Session:
             self.log(f"ignored input line: {bad.message}")
             if bad.request is not None:
                 # Malformed, but it names a request: answer so the host is not left waiting.
-                kind, request_id = bad.request
-                if kind == "command_invoked":
-                    self.reply(Response("noop", error=bad.message).frame(request_id))
-                elif kind == "tool_call":
-                    self.reply(self._tool_error(request_id, bad.message))
-                else:
-                    self.reply({"type": "event_intercept_response", "id": request_id})
+                self._refuse(bad.request[0], bad.request[1], bad.message)
             return []
         kind = frame["type"]
         if kind == "shutdown":
@@ -108,12 +102,24 @@ class Session:
                 self._begin_handshake(frame)
         elif self.phase == "handshake":
             if len(self._backlog) >= MAX_BACKLOG:
-                self.log(f"dropped a {kind} frame that came before ready: more than {MAX_BACKLOG} are waiting")
+                message = f"not ready yet, and {MAX_BACKLOG} frames are already waiting for ready"
+                self.log(f"dropped a {kind} frame: {message}")
+                if kind in REQUEST_TYPES:
+                    self._refuse(kind, frame["id"], message)
             else:
                 self._backlog.append(frame)
         else:
             self._dispatch(frame)
         return self._spawned
+
+    def _refuse(self, kind: str, request_id: str, message: str) -> None:
+        """Answers a request that cannot be handled with an error (an interceptor: allow)."""
+        if kind == "command_invoked":
+            self.reply(Response("noop", error=message).frame(request_id))
+        elif kind == "tool_call":
+            self.reply(self._tool_error(request_id, message))
+        else:
+            self.reply({"type": "event_intercept_response", "id": request_id})
 
     def _on_overflow(self, seen: int, limit: int) -> None:
         self.log(f"input frame of {seen} bytes exceeds the {limit}-byte limit; stopping")
@@ -121,30 +127,38 @@ class Session:
 
     # ------------------------------------------------------------------ output
 
-    def send(self, frame: Dict[str, Any]) -> bool:
-        """Writes one frame; False when it cannot be encoded (logged) or the output is gone."""
-        if self.phase == "stopped" and frame.get("type") != "shutdown_ack":
-            return False
+    def _encode(self, frame: Dict[str, Any]) -> Union[bytes, str]:
+        """The frame's line, or why it cannot be sent (what JSON cannot hold, over the frame cap)."""
         try:
             data = encode_frame(frame)
         except (TypeError, ValueError) as err:
-            self.log(f"cannot encode a {frame.get('type')} frame: {error_text(err)}")
-            return False
+            return error_text(err)
+        if len(data) - 1 > MAX_FRAME_BYTES:
+            return f"the frame is {len(data) - 1} bytes, over the {MAX_FRAME_BYTES}-byte limit"
+        return data
+
+    def send(self, frame: Dict[str, Any]) -> Optional[str]:
+        """Writes one frame; returns why it was not sent (also logged), None when it was."""
+        if self.phase == "stopped":
+            return "the run is over"
+        data = self._encode(frame)
+        if isinstance(data, str):
+            self.log(f"cannot send a {frame.get('type')} frame: {data}")
+            return data
         try:
             self._write(data)
         except (OSError, ValueError) as err:
             if self.phase != "stopped":
                 self.log(f"output closed ({error_text(err)}); stopping")
             self.stop(0)
-            return False
-        return True
+            return "the output is closed"
+        return None
 
-    def reply(self, frame: Dict[str, Any], fallback: Optional[Dict[str, Any]] = None) -> None:
-        """Answers a request; if `frame` cannot be encoded, `fallback` (an error answer) goes instead."""
-        if self.phase == "stopped":
-            return
-        if not self.send(frame) and fallback is not None and self.phase != "stopped":
-            self.send(fallback)
+    def reply(self, frame: Dict[str, Any], fallback: Optional[Callable[[str], Dict[str, Any]]] = None) -> None:
+        """Answers a request; if `frame` cannot be sent, `fallback(why)` (an error answer) goes instead."""
+        why = self.send(frame)
+        if why is not None and fallback is not None and self.phase != "stopped":
+            self.send(fallback(why))
 
     def send_one_way(self, frame: Dict[str, Any]) -> None:
         """notify, submit, panel frames: held until `ready`, dropped once stopped."""
@@ -198,8 +212,7 @@ class Session:
     def _announce_and_ready(self) -> None:
         for frame_out in self.ext._registration_frames():
             self.send(frame_out)
-        self.send({"type": "ready"})
-        if self.phase != "handshake":
+        if self.send({"type": "ready"}) is not None:
             return
         self.phase = "ready"
         pending, self._pending = self._pending, []
@@ -300,8 +313,7 @@ class Session:
             self.log(f'command "{canonical}": {message}')
             self.reply(Response("noop", error=message).frame(request_id))
             return
-        fallback = Response("noop", error=f'command "{canonical}" returned a response that is not JSON').frame(request_id)
-        self.reply(result.frame(request_id), fallback)
+        self.reply(result.frame(request_id), lambda why: Response("noop", error=f'command "{canonical}": its response cannot be sent ({why})').frame(request_id))
 
     @staticmethod
     def _tool_error(request_id: str, message: str) -> Dict[str, Any]:
@@ -319,7 +331,7 @@ class Session:
             self.log(f'tool "{name}" failed: {error_detail(err)}')
             self.reply(self._tool_error(request_id, f'tool "{name}" failed: {error_text(err)}'))
             return
-        self.reply(frame, self._tool_error(request_id, f'tool "{name}" failed: its result is not JSON'))
+        self.reply(frame, lambda why: self._tool_error(request_id, f'tool "{name}" failed: its result cannot be sent ({why})'))
 
     async def _run_interceptor(self, frame: Dict[str, Any]) -> None:
         request_id, event = frame["id"], frame["event"]
@@ -347,7 +359,7 @@ class Session:
             self.log(f'interceptor "{event}" failed (allowing): {error_detail(err)}')
             self.reply(allow)
             return
-        self.reply(answer, allow)
+        self.reply(answer, lambda why: allow)
 
     # ------------------------------------------------------------------ stop
 

@@ -135,7 +135,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    # JSON has one number type: 1.0 is an integer too.
+    return _is_number(value) and float(value).is_integer()
 
 
 # Required fields per frame (or per event of an event_intercept): name -> (check, expected).

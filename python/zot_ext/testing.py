@@ -9,6 +9,7 @@ TimeoutError past it. Answers are the frames the extension sent, without "type" 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import json
 import threading
@@ -64,6 +65,7 @@ class TestHost:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._session: Optional[Session] = None
         self._thread: Optional[threading.Thread] = None
+        self._cursors: Dict[str, int] = {}
 
     # ------------------------------------------------------------------ views
 
@@ -240,11 +242,8 @@ class TestHost:
         future = asyncio.run_coroutine_threadsafe(feed(), loop)
         try:
             finished = future.result(limit)
-        except TimeoutError:
-            finished = False
-        except Exception as err:  # concurrent.futures.TimeoutError before Python 3.11
-            if type(err).__name__ != "TimeoutError":
-                raise
+        except (TimeoutError, concurrent.futures.TimeoutError):  # distinct before Python 3.11
+            future.cancel()
             finished = False
         if not finished:
             raise TimeoutError(f"the extension's handlers for {line[:80]} did not finish within {limit}s")
@@ -270,6 +269,30 @@ class TestHost:
             return False
         self._wait(check, what, self._limit(timeout))
         return found[0]
+
+    def _next(self, kind: str, match: Callable[[Frame], bool], what: str, timeout: Optional[float]) -> Frame:
+        # A cursor per kind: each call returns the next one not returned yet, already here or to come.
+        found: List[int] = []
+
+        def check() -> bool:
+            for index in range(self._cursors.get(kind, 0), len(self.frames)):
+                frame = self.frames[index]
+                if frame["type"] == kind and match(frame):
+                    found.append(index)
+                    return True
+            return False
+        self._wait(check, what, self._limit(timeout))
+        self._cursors[kind] = found[0] + 1
+        return _strip(self.frames[found[0]])
+
+    def next_note(self, match: Optional[Callable[[Frame], bool]] = None, timeout: Optional[float] = None) -> Frame:
+        """The next notify not returned by next_note() yet (already here or still to come), as
+        {"level", "message"}; `match` filters (skipped ones are passed over)."""
+        return self._next("notify", lambda f: match is None or match(_strip(f)), "the next note", timeout)
+
+    def next_render(self, panel_id: Optional[str] = None, timeout: Optional[float] = None) -> Frame:
+        """The next panel_render (of `panel_id`, if given) not returned by next_render() yet."""
+        return self._next("panel_render", lambda f: panel_id is None or f.get("panel_id") == panel_id, "the next render", timeout)
 
     def _request(self, frame: Frame, answer: str, what: str, timeout: Optional[float]) -> Frame:
         request_id = f"t{next(self._ids)}"
