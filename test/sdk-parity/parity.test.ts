@@ -13,6 +13,8 @@ import { KITCHEN_EVENTS, SHARED_COMMANDS, SHARED_TOOLS, VARIANTS } from './varia
 /** Hard timeout of every test; hosts and processes get longer to start. */
 const TEST_MS = 10_000;
 const START_MS = 30_000;
+/** How long a raw process may take to say hello. */
+const HELLO_MS = 20_000;
 /** Diagnostics the host records for a line that is not a valid frame. */
 const BAD_LINE_CODES = ['NOT_JSON', 'NOT_OBJECT', 'UNKNOWN_TYPE', 'INVALID_FRAME'];
 
@@ -297,13 +299,14 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
 
     async function handshake(): Promise<RawExtension> {
       raw = v.raw();
-      expect(await raw.frame('hello')).toEqual(v.hello);
+      // A process start (tsx compiles main.ts) gets the hosts' start deadline: CI machines are shared.
+      expect(await raw.frame('hello', HELLO_MS)).toEqual(v.hello);
       raw.send({ type: 'hello_ack', protocol_version: 1, zot_version: HOST.hostVersion, provider: HOST.provider, model: HOST.model, cwd, extension_dir: cwd, data_dir: cwd });
       await raw.frame('ready');
       return raw;
     }
 
-    it('shutdown: answers shutdown_ack and exits with code 0', { timeout: TEST_MS }, async () => {
+    it('shutdown: answers shutdown_ack and exits with code 0', { timeout: HELLO_MS + TEST_MS }, async () => {
       const ext = await handshake();
       ext.send({ type: 'shutdown' });
       await ext.frame('shutdown_ack');
@@ -311,7 +314,7 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
       expect(ext.lines.length).toBe(ext.frames.length);
     });
 
-    it('stdin EOF: exits with code 0 by itself (an orphan never lingers)', { timeout: TEST_MS }, async () => {
+    it('stdin EOF: exits with code 0 by itself (an orphan never lingers)', { timeout: HELLO_MS + TEST_MS }, async () => {
       const ext = await handshake();
       ext.endInput();
       expect(await ext.exit()).toEqual({ code: 0, signal: null });
