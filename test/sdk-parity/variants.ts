@@ -1,5 +1,6 @@
-// The three ways the parity tests run the same behaviour: the hand-written fixtures as subprocesses,
-// the SDK kitchen in-process, and the SDK kitchen as a subprocess (its directory, via its manifest).
+// The ways the parity tests run the same behaviour: the hand-written fixtures as subprocesses, the SDK
+// kitchen in-process and as a subprocess (its directory, via its manifest), and the Python SDK's
+// kitchen (fixtures/sdk/kitchen-py) as a subprocess.
 import type { RunnableExtension } from '../../src/testing/index.js';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -18,8 +19,14 @@ export interface Variant {
   extensions: () => (RunnableExtension | string)[];
   /** The kitchen's `extension_dir` in hello_ack; undefined means the host's cwd (in-process). */
   kitchenDir: string | undefined;
-  /** Runs behaviours only the SDK has: zod validation, throwing handlers, turn_start interception. */
+  /** Runs behaviours only an SDK has: throwing handlers, turn_start interception, stdout guarded. */
   sdk: boolean;
+  /** Runs zod validation of tool args (the TypeScript SDK only). */
+  zod: boolean;
+  /** What the SDK makes of the kitchen's `kaboom` exception in an error answer. */
+  thrown: string;
+  /** The line `/log` prints from its handler (which must land on stderr). */
+  printed: string;
   subprocess: boolean;
   /** The kitchen's hello frame. */
   hello: Record<string, unknown>;
@@ -29,6 +36,7 @@ export interface Variant {
 
 const KITCHEN_DIR = fixture('extensions/kitchen');
 const KITCHEN_SDK_DIR = fixture('sdk/kitchen-sdk');
+const KITCHEN_PY_DIR = fixture('sdk/kitchen-py');
 
 const SDK_HELLO = {
   type: 'hello',
@@ -37,6 +45,7 @@ const SDK_HELLO = {
   capabilities: ['commands', 'tools', 'events', 'intercept', 'panels'],
 };
 const SDK_OWNERS = { deferred: 'kitchen-sdk', toolGuard: 'kitchen-sdk', redactor: 'kitchen-sdk', prompt: 'kitchen-sdk' };
+const TS_SDK = { sdk: true, zod: true, thrown: 'kaboom', printed: 'console.log from a handler' } as const;
 
 export const VARIANTS: Variant[] = [
   {
@@ -52,6 +61,9 @@ export const VARIANTS: Variant[] = [
     ],
     kitchenDir: KITCHEN_DIR,
     sdk: false,
+    zod: false,
+    thrown: '',
+    printed: '',
     subprocess: true,
     hello: { type: 'hello', name: 'kitchen', version: '0.1.0', capabilities: ['commands', 'tools', 'panels'] },
     raw: () => spawnRaw(KITCHEN_DIR),
@@ -62,7 +74,7 @@ export const VARIANTS: Variant[] = [
     owners: SDK_OWNERS,
     extensions: () => [createKitchen()],
     kitchenDir: undefined,
-    sdk: true,
+    ...TS_SDK,
     subprocess: false,
     hello: SDK_HELLO,
     raw: () => runRaw(createKitchen()),
@@ -73,10 +85,25 @@ export const VARIANTS: Variant[] = [
     owners: SDK_OWNERS,
     extensions: () => [KITCHEN_SDK_DIR],
     kitchenDir: KITCHEN_SDK_DIR,
-    sdk: true,
+    ...TS_SDK,
     subprocess: true,
     hello: SDK_HELLO,
     raw: () => spawnRaw(KITCHEN_SDK_DIR),
+  },
+  {
+    label: 'Python SDK kitchen (subprocess)',
+    kitchen: 'kitchen-py',
+    owners: { deferred: 'kitchen-py', toolGuard: 'kitchen-py', redactor: 'kitchen-py', prompt: 'kitchen-py' },
+    extensions: () => [KITCHEN_PY_DIR],
+    kitchenDir: KITCHEN_PY_DIR,
+    sdk: true,
+    zod: false,
+    // Python names the exception's class.
+    thrown: 'RuntimeError: kaboom',
+    printed: 'print() from a handler',
+    subprocess: true,
+    hello: { ...SDK_HELLO, name: 'kitchen-py' },
+    raw: () => spawnRaw(KITCHEN_PY_DIR),
   },
 ];
 

@@ -1,0 +1,381 @@
+"""One run of an extension on an asyncio loop: the handshake in canonical order, then concurrent
+request handling until shutdown, end of input, an oversized frame or a broken output."""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import traceback
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Set, Union
+
+from ._context import Context, Panel
+from ._values import BeforeAgentStart, HostInfo, decision_frame, tool_result_frame, Response
+from ._wire import MAX_FRAME_BYTES, REQUEST_TYPES, BadFrame, LineSplitter, decode_host_frame, encode_frame
+
+if TYPE_CHECKING:
+    from ._extension import Extension
+
+#: Requests and events that arrive before `ready` are held (then handled in order) up to this many.
+MAX_BACKLOG = 1024
+#: One-way frames (notify, submit, panel...) issued before `ready` are held up to this many.
+MAX_PENDING = 1024
+#: Keys (and closes) waiting for one panel's handler.
+MAX_PANEL_QUEUE = 1024
+
+WriteFn = Callable[[bytes], None]
+LogFn = Callable[[str], None]
+
+
+def error_text(err: BaseException) -> str:
+    """`ValueError: bad city` (the class alone when there is no message)."""
+    message = str(err)
+    return f"{type(err).__name__}: {message}" if message else type(err).__name__
+
+
+def error_detail(err: BaseException) -> str:
+    return "".join(traceback.format_exception(type(err), err, err.__traceback__)).rstrip()
+
+
+async def call_handler(fn: Callable[..., Any], *args: Any) -> Any:
+    """Calls a plain or async handler on the loop and returns its value."""
+    result = fn(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+class Session:
+    def __init__(self, ext: "Extension", write: WriteFn, log: LogFn, loop: asyncio.AbstractEventLoop) -> None:
+        self.ext = ext
+        self.loop = loop
+        self._write = write
+        self._log = log
+        self.phase = "handshake"  # -> "ready" -> "stopped"
+        self.host: Optional[HostInfo] = None
+        self.done: "asyncio.Future[int]" = loop.create_future()
+        self._acked = False
+        self._splitter = LineSplitter(self.handle_line, self._on_overflow)
+        self._backlog: List[Dict[str, Any]] = []
+        self._pending: List[Dict[str, Any]] = []
+        self._tasks: Set["asyncio.Future[Any]"] = set()
+        self._panel_tails: Dict[str, "asyncio.Future[Any]"] = {}
+        self._panel_depth: Dict[str, int] = {}
+        #: Tasks started by the line being handled (the test kit waits for them).
+        self._spawned: List["asyncio.Future[Any]"] = []
+
+    # ------------------------------------------------------------------ input
+
+    def start(self) -> None:
+        self.send(self.ext._hello_frame())
+
+    def feed(self, chunk: bytes) -> None:
+        self._splitter.push(chunk)
+
+    def end_of_input(self) -> None:
+        self._splitter.end()
+        self.stop(0)
+
+    def log(self, message: str) -> None:
+        self._log(f"[{self.ext.name}] {message}")
+
+    def handle_line(self, line: str) -> List["asyncio.Future[Any]"]:
+        """Handles one host line; returns the tasks it started."""
+        self._spawned = []
+        if self.phase == "stopped":
+            return []
+        try:
+            frame = decode_host_frame(line)
+        except BadFrame as bad:
+            self.log(f"ignored input line: {bad.message}")
+            if bad.request is not None:
+                # Malformed, but it names a request: answer so the host is not left waiting.
+                self._refuse(bad.request[0], bad.request[1], bad.message)
+            return []
+        kind = frame["type"]
+        if kind == "shutdown":
+            self.send({"type": "shutdown_ack"})
+            self.stop(0)
+        elif kind == "hello_ack":
+            if self._acked:
+                self.log("ignored a second hello_ack")
+            else:
+                self._acked = True
+                self._begin_handshake(frame)
+        elif self.phase == "handshake":
+            if len(self._backlog) >= MAX_BACKLOG:
+                message = f"not ready yet, and {MAX_BACKLOG} frames are already waiting for ready"
+                self.log(f"dropped a {kind} frame: {message}")
+                if kind in REQUEST_TYPES:
+                    self._refuse(kind, frame["id"], message)
+            else:
+                self._backlog.append(frame)
+        else:
+            self._dispatch(frame)
+        return self._spawned
+
+    def _refuse(self, kind: str, request_id: str, message: str) -> None:
+        """Answers a request that cannot be handled with an error (an interceptor: allow)."""
+        if kind == "command_invoked":
+            self.reply(Response("noop", error=message).frame(request_id))
+        elif kind == "tool_call":
+            self.reply(self._tool_error(request_id, message))
+        else:
+            self.reply({"type": "event_intercept_response", "id": request_id})
+
+    def _on_overflow(self, seen: int, limit: int) -> None:
+        self.log(f"input frame of {seen} bytes exceeds the {limit}-byte limit; stopping")
+        self.stop(1)
+
+    # ------------------------------------------------------------------ output
+
+    def _encode(self, frame: Dict[str, Any]) -> Union[bytes, str]:
+        """The frame's line, or why it cannot be sent (what JSON cannot hold, over the frame cap)."""
+        try:
+            data = encode_frame(frame)
+        except (TypeError, ValueError) as err:
+            return error_text(err)
+        if len(data) - 1 > MAX_FRAME_BYTES:
+            return f"the frame is {len(data) - 1} bytes, over the {MAX_FRAME_BYTES}-byte limit"
+        return data
+
+    def send(self, frame: Dict[str, Any]) -> Optional[str]:
+        """Writes one frame; returns why it was not sent (also logged), None when it was."""
+        if self.phase == "stopped":
+            return "the run is over"
+        data = self._encode(frame)
+        if isinstance(data, str):
+            self.log(f"cannot send a {frame.get('type')} frame: {data}")
+            return data
+        try:
+            self._write(data)
+        except (OSError, ValueError) as err:
+            if self.phase != "stopped":
+                self.log(f"output closed ({error_text(err)}); stopping")
+            self.stop(0)
+            return "the output is closed"
+        return None
+
+    def reply(self, frame: Dict[str, Any], fallback: Optional[Callable[[str], Dict[str, Any]]] = None) -> None:
+        """Answers a request; if `frame` cannot be sent, `fallback(why)` (an error answer) goes instead."""
+        why = self.send(frame)
+        if why is not None and fallback is not None and self.phase != "stopped":
+            self.send(fallback(why))
+
+    def send_one_way(self, frame: Dict[str, Any]) -> None:
+        """notify, submit, panel frames: held until `ready`, dropped once stopped."""
+        if self.phase == "handshake":
+            if len(self._pending) >= MAX_PENDING:
+                self.log(f"dropped a {frame['type']} frame sent before ready: more than {MAX_PENDING} are waiting")
+            else:
+                self._pending.append(frame)
+        elif self.phase == "ready":
+            self.send(frame)
+
+    def announce(self, frame: Dict[str, Any]) -> None:
+        """A registration made while running; before `ready` the batch will include it."""
+        if self.phase == "ready":
+            self.send(frame)
+
+    # ------------------------------------------------------------------ handshake
+
+    def _begin_handshake(self, frame: Dict[str, Any]) -> None:
+        # Plain on_hello handlers run at once, so frames after hello_ack in the same read keep their order.
+        host = HostInfo.from_frame(frame)
+        self.host = host
+        self.ext._host = host
+        handlers = list(self.ext._hello_handlers)
+        for index, handler in enumerate(handlers):
+            try:
+                result = handler(host)
+            except Exception as err:
+                self.log(f"on_hello handler failed: {error_detail(err)}")
+                continue
+            if inspect.isawaitable(result):
+                self._spawn(self._finish_handshake(result, handlers[index + 1:]))
+                return
+        self._announce_and_ready()
+
+    async def _finish_handshake(self, first: Awaitable[Any], rest: List[Callable[..., Any]]) -> None:
+        try:
+            await first
+        except Exception as err:
+            self.log(f"on_hello handler failed: {error_detail(err)}")
+        for handler in rest:
+            if self.phase != "handshake":
+                return
+            try:
+                await call_handler(handler, self.host)
+            except Exception as err:
+                self.log(f"on_hello handler failed: {error_detail(err)}")
+        if self.phase == "handshake":
+            self._announce_and_ready()
+
+    def _announce_and_ready(self) -> None:
+        for frame_out in self.ext._registration_frames():
+            self.send(frame_out)
+        if self.send({"type": "ready"}) is not None:
+            return
+        self.phase = "ready"
+        pending, self._pending = self._pending, []
+        for one_way in pending:
+            self.send(one_way)
+        backlog, self._backlog = self._backlog, []
+        for queued in backlog:
+            self._dispatch(queued)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _spawn(self, coro: Awaitable[Any]) -> "asyncio.Future[Any]":
+        task = asyncio.ensure_future(coro, loop=self.loop)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self._spawned.append(task)
+        return task
+
+    def _dispatch(self, frame: Dict[str, Any]) -> None:
+        kind = frame["type"]
+        if kind == "command_invoked":
+            self._spawn(self._run_command(frame["id"], frame["name"], frame["args"]))
+        elif kind == "tool_call":
+            self._spawn(self._run_tool(frame["id"], frame["name"], frame["args"]))
+        elif kind == "event_intercept":
+            self._spawn(self._run_interceptor(frame))
+        elif kind == "event":
+            self._run_event(frame)
+        elif kind == "panel_key":
+            panel_id, key, text = frame["panel_id"], frame["key"], frame.get("text")
+            handler = self.ext._panel_keys.get(panel_id)
+            if handler is not None:
+                self._enqueue_panel(panel_id, f'panel "{panel_id}" key handler', handler, key, text, self.ext.panel(panel_id))
+        elif kind == "panel_close":
+            panel_id = frame["panel_id"]
+            handler = self.ext._panel_closes.get(panel_id)
+            if handler is not None:
+                self._enqueue_panel(panel_id, f'panel "{panel_id}" close handler', handler, self.ext.panel(panel_id))
+
+    async def _guard(self, what: str, handler: Callable[..., Any], *args: Any) -> None:
+        """Runs a one-way handler; an exception is logged, never propagated."""
+        try:
+            await call_handler(handler, *args)
+        except Exception as err:
+            self.log(f"{what} failed: {error_detail(err)}")
+
+    def _run_event(self, frame: Dict[str, Any]) -> None:
+        name = frame["event"]
+        for handler in self.ext._events.get(name, ()):
+            payload = {k: v for k, v in frame.items() if k != "type"}
+            self._spawn(self._guard(f'event "{name}" handler', handler, payload))
+
+    def _enqueue_panel(self, panel_id: str, what: str, handler: Callable[..., Any], *args: Any) -> None:
+        depth = self._panel_depth.get(panel_id, 0)
+        if depth >= MAX_PANEL_QUEUE:
+            self.log(f'dropped input for panel "{panel_id}": {MAX_PANEL_QUEUE} keys are waiting for its handler')
+            return
+        previous = self._panel_tails.get(panel_id)
+        self._panel_depth[panel_id] = depth + 1
+
+        async def job() -> None:
+            try:
+                if previous is not None and not previous.done():
+                    await asyncio.wait([previous])
+                await self._guard(what, handler, *args)
+            finally:
+                left = self._panel_depth[panel_id] - 1
+                if left == 0:
+                    del self._panel_depth[panel_id]
+                    if self._panel_tails.get(panel_id) is task:
+                        del self._panel_tails[panel_id]
+                else:
+                    self._panel_depth[panel_id] = left
+
+        task = self._spawn(job())
+        self._panel_tails[panel_id] = task
+
+    def _context(self, request_id: str) -> Context:
+        assert self.host is not None
+        return Context(self.ext, self.host, request_id)
+
+    async def _run_command(self, request_id: str, name: str, args: str) -> None:
+        found = self.ext._find_command(name)
+        if found is None:
+            self.reply(Response("noop", error=f'unknown command "{name}"').frame(request_id))
+            return
+        canonical, handler = found
+        try:
+            result = await call_handler(handler, args, self._context(request_id))
+        except Exception as err:
+            self.log(f'command "{canonical}" failed: {error_detail(err)}')
+            self.reply(Response("noop", error=error_text(err)).frame(request_id))
+            return
+        if result is None:
+            result = Response("noop")
+        if not isinstance(result, Response):
+            message = f"command handler returned {type(result).__name__}, not a Response (use prompt(), display(), ... or None)"
+            self.log(f'command "{canonical}": {message}')
+            self.reply(Response("noop", error=message).frame(request_id))
+            return
+        self.reply(result.frame(request_id), lambda why: Response("noop", error=f'command "{canonical}": its response cannot be sent ({why})').frame(request_id))
+
+    @staticmethod
+    def _tool_error(request_id: str, message: str) -> Dict[str, Any]:
+        return {"type": "tool_result", "id": request_id, "content": [{"type": "text", "text": message}], "is_error": True}
+
+    async def _run_tool(self, request_id: str, name: str, args: Dict[str, Any]) -> None:
+        tool = self.ext._tools.get(name)
+        if tool is None:
+            self.reply(self._tool_error(request_id, f'unknown tool "{name}"'))
+            return
+        try:
+            result = await call_handler(tool.handler, args, self._context(request_id))
+            frame = tool_result_frame(request_id, result)
+        except Exception as err:
+            self.log(f'tool "{name}" failed: {error_detail(err)}')
+            self.reply(self._tool_error(request_id, f'tool "{name}" failed: {error_text(err)}'))
+            return
+        self.reply(frame, lambda why: self._tool_error(request_id, f'tool "{name}" failed: its result cannot be sent ({why})'))
+
+    async def _run_interceptor(self, frame: Dict[str, Any]) -> None:
+        request_id, event = frame["id"], frame["event"]
+        allow = {"type": "event_intercept_response", "id": request_id}
+        handler = self.ext._interceptors.get(event)
+        if handler is None:
+            self.reply(allow)
+            return
+        if event == "tool_call":
+            args: tuple = (frame["tool_name"], frame["tool_args"])
+        elif event == "turn_start":
+            args = (frame["step"],)
+        elif event == "assistant_message":
+            args = (frame["text"],)
+        else:
+            args = (BeforeAgentStart(
+                system_prompt=frame["system_prompt"], session_id=frame["session_id"],
+                agent_run_id=frame["agent_run_id"], cwd=frame["cwd"], provider=frame["provider"],
+                model=frame["model"], raw=frame,
+            ),)
+        try:
+            answer = decision_frame(request_id, event, await call_handler(handler, *args))
+        except Exception as err:
+            # Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.
+            self.log(f'interceptor "{event}" failed (allowing): {error_detail(err)}')
+            self.reply(allow)
+            return
+        self.reply(answer, lambda why: allow)
+
+    # ------------------------------------------------------------------ stop
+
+    def stop(self, code: int) -> None:
+        """Stops once: no more input is handled and no more answers are sent."""
+        if self.phase == "stopped":
+            return
+        self.phase = "stopped"
+        self._splitter.closed = True
+        if not self.done.done():
+            self.done.set_result(code)
+
+    async def cancel_tasks(self, timeout: float = 1.0) -> None:
+        """Cancels handlers still running after the stop (a handler that hangs ends here)."""
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)

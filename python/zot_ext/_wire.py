@@ -1,0 +1,218 @@
+"""The wire: frames encoded one per line, and host lines split and checked (no asyncio here)."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+#: Largest frame, in bytes without the LF (and one CR): the host's cap, the spec's 4 MiB.
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+
+PANEL_KEYS = (
+    "up", "down", "left", "right", "enter", "esc", "tab",
+    "pageup", "pagedown", "home", "end", "backspace", "delete", "rune",
+)
+EVENT_NAMES = (
+    "session_start", "turn_start", "turn_end", "tool_call", "tool_confirmation_requested", "assistant_message",
+)
+INTERCEPT_NAMES = ("tool_call", "turn_start", "assistant_message", "before_agent_start")
+NOTIFY_LEVELS = ("info", "success", "warn", "error")
+#: Host frames that must get exactly one answer, even when malformed.
+REQUEST_TYPES = ("command_invoked", "tool_call", "event_intercept")
+
+
+def encode_frame(frame: Dict[str, Any]) -> bytes:
+    """One frame as one UTF-8 JSON line with its LF.
+
+    Compact and non-ASCII kept, like the host; U+2028/U+2029 escaped so a reader that splits on them
+    stays in sync. Raises TypeError/ValueError for what JSON cannot hold (a set, NaN).
+    """
+    text = json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate: the \\uXXXX form is still valid JSON.
+        return json.dumps(frame, separators=(",", ":"), allow_nan=False).encode("ascii") + b"\n"
+
+
+def preview(line: str, limit: int = 120) -> str:
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+class LineSplitter:
+    """Splits bytes into lines at LF only (never at U+2028/U+2029); one trailing CR is stripped.
+
+    UTF-8 is decoded after the split, so a character cut across chunks survives. Blank lines are
+    skipped. A line longer than `max_bytes` calls `on_overflow(bytes_seen, max_bytes)` once, at once
+    (the partial line is never buffered past the cap), and nothing is produced after it.
+    """
+
+    def __init__(
+        self,
+        on_line: Callable[[str], None],
+        on_overflow: Callable[[int, int], None],
+        max_bytes: int = MAX_FRAME_BYTES,
+    ) -> None:
+        self._on_line = on_line
+        self._on_overflow = on_overflow
+        self._max = max_bytes
+        self._parts: List[bytes] = []
+        self._pending = 0
+        self.closed = False
+
+    def push(self, chunk: bytes) -> None:
+        if self.closed:
+            return
+        start = 0
+        nl = chunk.find(b"\n")
+        while nl != -1:
+            piece = chunk[start:nl]
+            start = nl + 1
+            if self._parts:
+                self._parts.append(piece)
+                piece = b"".join(self._parts)
+                self._parts = []
+                self._pending = 0
+            if not self._emit(piece):
+                return
+            nl = chunk.find(b"\n", start)
+        if start < len(chunk):
+            rest = chunk[start:]
+            self._pending += len(rest)
+            over = self._pending - self._max
+            # One byte over is allowed only for a CR an LF may still follow.
+            if over > 1 or (over == 1 and not rest.endswith(b"\r")):
+                self._overflow(self._pending)
+                return
+            self._parts.append(rest)
+
+    def end(self) -> None:
+        """Flushes a last line without LF (at EOF)."""
+        if self.closed or not self._parts:
+            return
+        line = b"".join(self._parts)
+        self._parts = []
+        self._pending = 0
+        self._emit(line)
+
+    def _emit(self, line: bytes) -> bool:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if len(line) > self._max:
+            self._overflow(len(line))
+            return False
+        text = line.decode("utf-8", errors="replace")
+        if text.strip():
+            self._on_line(text)
+        return not self.closed
+
+    def _overflow(self, seen: int) -> None:
+        self.closed = True
+        self._parts = []
+        self._pending = 0
+        self._on_overflow(seen, self._max)
+
+
+class BadFrame(Exception):
+    """A host line that is not a valid frame; `request` is (type, id) when it still names a request."""
+
+    def __init__(self, message: str, request: Optional[Tuple[str, str]] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.request = request
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_STR = (str,)
+_OBJ = (dict,)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value: Any) -> bool:
+    # JSON has one number type: 1.0 is an integer too.
+    return _is_number(value) and float(value).is_integer()
+
+
+# Required fields per frame (or per event of an event_intercept): name -> (check, expected).
+_Check = Tuple[Callable[[Any], bool], str]
+_string: _Check = (lambda v: isinstance(v, str), "string")
+_object: _Check = (lambda v: isinstance(v, dict), "object")
+_number: _Check = (_is_number, "number")
+_integer: _Check = (_is_int, "integer")
+_panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string")
+_panel_key: _Check = (lambda v: v in PANEL_KEYS, "one of " + ", ".join(PANEL_KEYS))
+
+_FIELDS: Dict[str, Dict[str, _Check]] = {
+    "hello_ack": {
+        "protocol_version": _integer, "zot_version": _string, "provider": _string, "model": _string,
+        "cwd": _string, "extension_dir": _string, "data_dir": _string,
+    },
+    "command_invoked": {"id": _string, "name": _string, "args": _string},
+    "tool_call": {"id": _string, "name": _string, "args": _object},
+    "event": {"event": _string},
+    "event_intercept": {"id": _string, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES))},
+    "panel_key": {"panel_id": _string, "key": _panel_key},
+    "panel_close": {"panel_id": _panel_id},
+    "shutdown": {},
+}
+_EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
+    "session_start": {},
+    "turn_start": {"step": _number},
+    "turn_end": {"stop": _string},
+    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
+    "tool_confirmation_requested": {"tool_id": _string, "tool_name": _string, "tool_preview": _string},
+    "assistant_message": {"text": _string},
+}
+_INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
+    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
+    "turn_start": {"step": _number},
+    "assistant_message": {"text": _string},
+    "before_agent_start": {
+        "session_id": _string, "agent_run_id": _string, "cwd": _string, "provider": _string,
+        "model": _string, "system_prompt": _string,
+    },
+}
+
+
+def _problems(frame: Dict[str, Any], fields: Dict[str, _Check]) -> List[str]:
+    found = []
+    for name, (check, expected) in fields.items():
+        if name not in frame:
+            found.append(f"{name}: missing, expected {expected}")
+        elif not check(frame[name]):
+            found.append(f"{name}: expected {expected}, got {json.dumps(frame[name])[:40]}")
+    return found
+
+
+def decode_host_frame(line: str) -> Dict[str, Any]:
+    """Parses one host line into its frame (every field kept, in order). Raises BadFrame."""
+    try:
+        value = json.loads(line, parse_constant=_reject_constant)
+    except ValueError as err:
+        raise BadFrame(f"not JSON ({err}): {preview(line)}") from None
+    except RecursionError:
+        raise BadFrame(f"not JSON (nested too deeply): {preview(line)}") from None
+    if not isinstance(value, dict):
+        raise BadFrame(f"not a JSON object: {preview(line)}")
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise BadFrame(f"unknown frame type {json.dumps(kind)}: {preview(line)}")
+    problems = _problems(value, _FIELDS[kind])
+    if not problems and kind == "event":
+        problems = _problems(value, _EVENT_FIELDS.get(value["event"], {}))
+    if not problems and kind == "event_intercept":
+        problems = _problems(value, _INTERCEPT_FIELDS[value["event"]])
+    if not problems and kind == "panel_key" and value.get("text") is not None and not isinstance(value["text"], str):
+        problems = ["text: expected string"]
+    if problems:
+        message = f"invalid {kind} frame ({'; '.join(problems)})"
+        request_id = value.get("id")
+        request = (kind, request_id) if kind in REQUEST_TYPES and isinstance(request_id, str) else None
+        raise BadFrame(message, request)
+    return value
