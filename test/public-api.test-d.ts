@@ -3,6 +3,8 @@ import {
   type CommandOutcome,
   type ErrorCode,
   ExtensionHost,
+  ExtensionHostError,
+  type ExtensionHostErrorJSON,
   type ExtensionHostOptions,
   type ExtensionInfo,
   type HostCallbacks,
@@ -46,6 +48,16 @@ describe('public types', () => {
     if (outcome.handled) expectTypeOf(outcome.extension).toEqualTypeOf<string>();
     expectTypeOf<ErrorCode>().toMatchTypeOf<string>();
     expectTypeOf<'TIMEOUT'>().toMatchTypeOf<ErrorCode>();
+  });
+
+  it('a host is AsyncDisposable (`await using`); an error serialises to plain data', async () => {
+    await using host = new ExtensionHost({ discover: false });
+    expectTypeOf(host).toMatchTypeOf<AsyncDisposable>();
+    expectTypeOf(host[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>();
+    const json = new ExtensionHostError('TIMEOUT', 'late').toJSON();
+    expectTypeOf(json).toEqualTypeOf<ExtensionHostErrorJSON>();
+    expectTypeOf(json.code).toEqualTypeOf<ErrorCode>();
+    expectTypeOf(json.cause).toEqualTypeOf<string | undefined>();
   });
 
   it('discovery and the test kit', () => {

@@ -47,6 +47,8 @@ const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
   shutdown: 2000,
 };
 
+// Node 20.3 may lack Symbol.asyncDispose: the fallback is the one TypeScript's downlevel `await using` uses.
+const asyncDispose: typeof Symbol.asyncDispose = (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
 const TYPE_EVENT = { type: 'event' } as const;
 const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
 const MAX_DIAGNOSTICS = 1000;
@@ -193,6 +195,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       await this.unload();
       this.status = 'stopped';
     });
+  }
+
+  /** `await using host = new ExtensionHost(...)`: stop() when the scope ends. */
+  [asyncDispose](): Promise<void> {
+    return this.stop();
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -527,7 +534,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /**
    * Runs `/name args` (or `{ name, args }`): dispatches to the owning extension and applies its answer
-   * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own.
+   * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own;
+   * so does every command before start() has finished, during a reload and after stop() (no extension
+   * owns a command then).
    * Never throws for extension faults: they are in `failure` (and reported through `warning`).
    */
   async runCommand(input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
@@ -621,9 +630,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /**
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
-   * results come back as `isError: true` with a readable text and a typed `failure`.
+   * results come back as `isError: true` with a readable text and a typed `failure`. Before start()
+   * has finished, during a reload and after stop() the failure is NOT_STARTED.
    */
   callTool(name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
+    if (this.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${this.status === 'idle' ? 'not started' : this.status}`), undefined));
     const registration = this.toolRegistry.get(name);
     const ext = registration === undefined ? undefined : this.byName.get(registration.extension);
     if (registration === undefined || ext === undefined || ext.state !== 'ready' || (registration.value.deferred && !this.activated.has(name))) {

@@ -143,7 +143,28 @@ describe('start() with a mix of readiness behaviours', () => {
     expect(await host.runCommand('/legacy')).toEqual({ handled: false, name: 'legacy', args: '' });
     const result = await host.callTool('echo', {});
     expect(result.isError).toBe(true);
-    expect(result.failure?.code).toBe('UNKNOWN_TOOL');
+    // The tool existed: the host being stopped is the reason, not an unknown name.
+    expect(result.failure?.code).toBe('NOT_STARTED');
+    expect(result.content).toEqual([{ type: 'text', text: 'tool echo: the host is stopped' }]);
+  });
+});
+
+describe('before start() and with await using', () => {
+  it('callTool before start() answers NOT_STARTED; a command is not handled', async () => {
+    const { host } = kit.create({ explicit: [fixture('extensions/hello-sh')] });
+    expect(await host.callTool('echo', {})).toMatchObject({ isError: true, extension: undefined, failure: { code: 'NOT_STARTED', message: 'tool echo: the host is not started' } });
+    expect(await host.runCommand('/hello-sh')).toEqual({ handled: false, name: 'hello-sh', args: '' });
+  });
+
+  it('[Symbol.asyncDispose]() stops the host and its processes', async () => {
+    const { host } = kit.create({ explicit: [fixture('extensions/hello-sh')] });
+    const report = await host.start();
+    const pid = report.loaded[0]!.pid!;
+    expect(await isAlive(pid)).toBe(true);
+    const dispose: typeof Symbol.asyncDispose = (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
+    await host[dispose]();
+    expect(await isAlive(pid)).toBe(false);
+    expect((await host.callTool('echo', {})).failure?.code).toBe('NOT_STARTED');
   });
 });
 
