@@ -8,6 +8,9 @@ import {
   type ExtensionHostOptions,
   type ExtensionInfo,
   type HostCallbacks,
+  type HostEvents,
+  type NoteView,
+  type PanelView,
   InterceptChain,
   ManifestDiscovery,
   type DiscoveryResult,
@@ -58,6 +61,25 @@ describe('public types', () => {
     expectTypeOf(json).toEqualTypeOf<ExtensionHostErrorJSON>();
     expectTypeOf(json.code).toEqualTypeOf<ErrorCode>();
     expectTypeOf(json.cause).toEqualTypeOf<string | undefined>();
+  });
+
+  it('every callback is also a typed event with the argument of the callback', () => {
+    const host = new ExtensionHost({});
+    type Arg<K extends keyof HostCallbacks> = Parameters<NonNullable<HostCallbacks[K]>>[0];
+    host.on('prompt', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'prompt'>>());
+    host.on('submit', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'submit'>>());
+    host.on('insert', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'insert'>>());
+    host.on('display', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'display'>>());
+    host.on('notify', (note) => expectTypeOf(note).toEqualTypeOf<NoteView>());
+    host.on('notes:clear', (origin) => expectTypeOf(origin).toEqualTypeOf<Arg<'clearNotes'>>());
+    host.on('panel:open', (panel) => expectTypeOf(panel).toEqualTypeOf<PanelView>());
+    host.on('panel:render', (panel) => expectTypeOf(panel).toEqualTypeOf<PanelView>());
+    host.on('panel:close', (panel) => expectTypeOf(panel).toEqualTypeOf<Arg<'closePanel'>>());
+    host.on('tools:changed', (tools) => expectTypeOf(tools).toEqualTypeOf<Arg<'toolsChanged'>>());
+    host.on('warning', (warning) => expectTypeOf(warning).toEqualTypeOf<Arg<'warning'>>());
+    expectTypeOf<HostEvents['panel:close']>().toEqualTypeOf<[panel: Arg<'closePanel'>]>();
+    // @ts-expect-error not an event
+    host.on('panel:opened', () => undefined);
   });
 
   it('discovery and the test kit', () => {

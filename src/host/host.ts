@@ -15,6 +15,7 @@ import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFram
 import { loadCodec } from '../protocol/load-codec.js';
 import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
 import { VERSION } from '../version.js';
+import { CALLBACK_EVENTS } from './callback-events.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
@@ -802,14 +803,17 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private call<K extends keyof HostCallbacks>(name: K, arg: Parameters<NonNullable<HostCallbacks[K]>>[0]): void {
     const fn = this.callbacks[name] as ((arg: unknown) => void) | undefined;
-    if (fn === undefined) return;
-    try {
-      fn(arg);
-    } catch (err) {
-      const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
-      this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
-      if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+    if (fn !== undefined) {
+      try {
+        fn(arg);
+      } catch (err) {
+        const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
+        this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
+        if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+      }
     }
+    const event = (CALLBACK_EVENTS as Partial<Record<keyof HostCallbacks, string>>)[name];
+    if (event !== undefined) this.safeEmit(event, [arg]);
   }
 }
 

@@ -256,7 +256,31 @@ export interface StartReport {
   ms: number;
 }
 
+/**
+ * The host's events (`host.on(name, listener)`). Besides its own, every callback of `HostCallbacks`
+ * is also emitted with the same argument, right after the callback: a logger or a second UI can
+ * listen without wrapping the callbacks. A listener that throws is recorded as a `LISTENER_THREW`
+ * diagnostic and never breaks the host.
+ */
 export interface HostEvents {
+  /** The `prompt` callback's action. */
+  prompt: [action: { text: string; command: string } & Origin];
+  /** The `submit` callback's action. */
+  submit: [action: { text: string } & Origin];
+  /** The `insert` callback's action. */
+  insert: [action: { text: string; command: string } & Origin];
+  /** The `display` callback's action. */
+  display: [action: { text: string; command: string } & Origin];
+  /** The `notify` callback's note. */
+  notify: [note: NoteView];
+  /** The `clearNotes` callback's origin. */
+  'notes:clear': [origin: Origin];
+  /** The `openPanel` callback's panel. */
+  'panel:open': [panel: PanelView];
+  /** The `renderPanel` callback's panel. */
+  'panel:render': [panel: PanelView];
+  /** The `closePanel` callback's panel. */
+  'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
   'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined }];
   'extension:exit': [exit: { name: string; code: number | null; signal: NodeJS.Signals | null; reason: string }];
   'tools:changed': [tools: ToolInfo[]];
