@@ -10,6 +10,7 @@ import {
   type HostCallbacks,
   type HostEvents,
   type NoteView,
+  type PanelKeyName,
   type PanelView,
   InterceptChain,
   ManifestDiscovery,
@@ -37,7 +38,10 @@ describe('public types', () => {
     expectTypeOf(host.intercepts).toEqualTypeOf<InterceptChain>();
     expectTypeOf(host.intercepts.toolCall).returns.toEqualTypeOf<Promise<ToolCallResult>>();
     expectTypeOf(host.emit({ event: 'turn_start', step: 1 })).toEqualTypeOf<number>();
-    expectTypeOf(host.panelKey).parameter(1).toEqualTypeOf<'up' | 'down' | 'left' | 'right' | 'enter' | 'esc' | 'tab' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace' | 'delete' | 'rune'>();
+    // The spec's names (autocompleted), and any other name, forwarded as it is.
+    expectTypeOf<'up' | 'down' | 'left' | 'right' | 'enter' | 'esc' | 'tab' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace' | 'delete' | 'rune'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
+    expectTypeOf(host.panelKey).parameter(1).toEqualTypeOf<PanelKeyName | (string & {})>();
+    expectTypeOf<'unknown'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
   });
 
   it('options compile with exactOptionalPropertyTypes-style explicit undefined', () => {

@@ -11,14 +11,16 @@ import type { ChildHandle } from '../process/child.js';
 import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type ResponseMapper } from '../process/extension-process.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
-import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFrame } from '../protocol/frames.js';
+import type { CommandResponseFrame, ExtensionFrame, PanelKeyName, ToolResultFrame } from '../protocol/frames.js';
 import { loadCodec } from '../protocol/load-codec.js';
-import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
+import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import { VERSION } from '../version.js';
 import { CALLBACK_EVENTS } from './callback-events.js';
+import { ClosedPanels } from './closed-panels.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
+import { toolContent } from './tool-result.js';
 import type {
   CommandInfo,
   CommandOutcome,
@@ -33,7 +35,6 @@ import type {
   PanelKey,
   PanelView,
   StartReport,
-  ToolContent,
   ToolInfo,
   ToolResult,
 } from './types.js';
@@ -54,7 +55,6 @@ const TYPE_EVENT = { type: 'event' } as const;
 const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
 const MAX_DIAGNOSTICS = 1000;
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
-const KNOWN_KEYS: ReadonlySet<string> = new Set(PANEL_KEYS);
 const INTERCEPTABLE: ReadonlySet<string> = new Set(['tool_call', 'turn_start', 'assistant_message', 'before_agent_start']);
 
 type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -101,6 +101,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly toolRegistry: Registry<ToolValue>;
   private readonly activated = new Set<string>();
   private readonly panels = new Map<string, LoadedExtension>();
+  private readonly closedPanels = new ClosedPanels<LoadedExtension>();
   private readonly adapters = new Map<LoadedExtension, Interceptor>();
   /** interceptAdapters() as last computed; dropped whenever an extension state, an adapter or the load set changes. */
   private adapterList: Interceptor[] | undefined;
@@ -322,6 +323,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     for (const ext of old) this.setState(ext, 'stopped');
     for (const [panelId, owner] of this.panels) this.call('closePanel', { panelId, extension: owner.name, by: 'exit' });
     this.panels.clear();
+    this.closedPanels.clear();
     await Promise.all(old.map((ext) => ext.process.stop()));
     this.loaded = [];
     this.byName.clear();
@@ -401,6 +403,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'panel_render': {
         const owner = this.panels.get(frame.panel_id);
         if (owner !== ext) {
+          if (owner === undefined && this.latePanelFrame(ext, frame.panel_id, 'panel_render')) return;
           this.refusePanel(ext, frame.panel_id, owner, 'panel_render');
           return;
         }
@@ -410,10 +413,12 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'panel_close': {
         const owner = this.panels.get(frame.panel_id);
         if (owner !== ext) {
+          if (owner === undefined && this.latePanelFrame(ext, frame.panel_id, 'panel_close')) return;
           this.refusePanel(ext, frame.panel_id, owner, 'panel_close');
           return;
         }
         this.panels.delete(frame.panel_id);
+        this.closedPanels.closed(frame.panel_id, ext);
         this.call('closePanel', { extension: ext.name, panelId: frame.panel_id, by: 'extension' });
         return;
       }
@@ -423,6 +428,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         // hello and responses never get here (the process layer handles them).
         return;
     }
+  }
+
+  /** A frame for `ext`'s own panel after it closed: counted and dropped, logged once per close. */
+  private latePanelFrame(ext: LoadedExtension, panelId: string, what: string): boolean {
+    const late = this.closedPanels.late(panelId, ext);
+    if (late === undefined) return false;
+    ext.latePanelFrames++;
+    if (late === 1) ext.process.logLine(`${what} for its panel ${JSON.stringify(panelId)} after it closed: dropped (later ones are only counted)`);
+    return true;
   }
 
   private refusePanel(ext: LoadedExtension, panelId: string, owner: LoadedExtension | undefined, what: string): void {
@@ -583,6 +597,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'insert':
       case 'display': {
         const text = r[action];
+        // zot ignores an empty prompt; its Go SDK sends `Prompt("")` without the field at all.
+        if (action === 'prompt' && (text === undefined || text.trim().length === 0)) {
+          outcome.text = text;
+          break;
+        }
         if (text === undefined) {
           missing(action);
           break;
@@ -605,6 +624,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         }
         const panel: PanelView = { extension: ext.name, panelId: spec.id, title: spec.title, lines: spec.lines ?? [], footer: spec.footer };
         this.panels.set(spec.id, ext);
+        this.closedPanels.opened(spec.id);
         outcome.panel = panel;
         this.call('openPanel', panel);
         break;
@@ -662,11 +682,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private toolResult(ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
-    // A validated text block is exactly a ToolContent text block: all-text content is used as is.
-    const blocks = frame.content ?? [];
-    const content: ToolContent[] = blocks.every(isTextBlock)
-      ? (blocks as ToolContent[])
-      : blocks.map((block) => (block.type === 'text' ? block : { type: 'image', mimeType: block.mime_type, data: block.data }));
+    const content = toolContent(frame.content);
     // A reload may have happened while waiting: a stale extension must not activate anything.
     const current = this.byName.get(ext.name) === ext;
     const activatedTools = current && frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? this.activate(frame.activate_tools) : [];
@@ -732,12 +748,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return sent;
   }
 
-  /** Sends a key to the extension that owns the panel. Returns false when no extension owns it. */
+  /**
+   * Sends a key to the extension that owns the panel. Returns false when no extension owns it. A key
+   * name outside the spec's list (`PANEL_KEYS`) is forwarded as it is, as zot does (extensions ignore
+   * keys they do not know); only a key that is not a non-empty string is INVALID_ARGUMENT.
+   */
   panelKey(panelId: string, key: PanelKey, text?: string): boolean {
-    if (!KNOWN_KEYS.has(key)) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: unknown key ${JSON.stringify(key)}; expected one of ${PANEL_KEYS.join(', ')}`);
+    if (typeof key !== 'string' || key.length === 0) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: the key must be a non-empty string, got ${JSON.stringify(key)}`);
     const owner = this.panels.get(panelId);
     if (owner === undefined || owner.state !== 'ready') return false;
-    return owner.process.send(text === undefined ? { type: 'panel_key', panel_id: panelId, key } : { type: 'panel_key', panel_id: panelId, key, text });
+    // The wire type names the spec's keys; another name goes out as it is.
+    const name = key as PanelKeyName;
+    return owner.process.send(text === undefined ? { type: 'panel_key', panel_id: panelId, key: name } : { type: 'panel_key', panel_id: panelId, key: name, text });
   }
 
   /** The user closed a panel: tells its extension (`panel_close`). Returns false when no extension owns it. */
@@ -745,6 +767,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const owner = this.panels.get(panelId);
     if (owner === undefined) return false;
     this.panels.delete(panelId);
+    this.closedPanels.closed(panelId, owner);
     return owner.process.send({ type: 'panel_close', panel_id: panelId });
   }
 
@@ -815,10 +838,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const event = (CALLBACK_EVENTS as Partial<Record<keyof HostCallbacks, string>>)[name];
     if (event !== undefined) this.safeEmit(event, [arg]);
   }
-}
-
-function isTextBlock(block: ContentBlock): block is Extract<ContentBlock, { type: 'text' }> {
-  return block.type === 'text';
 }
 
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {

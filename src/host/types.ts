@@ -168,6 +168,11 @@ export interface ExtensionInfo {
   error: ExtensionHostError | undefined;
   /** Position in load order. */
   order: number;
+  /**
+   * `panel_render` / `panel_close` frames it sent for its own panels after they had closed: dropped
+   * quietly, as zot does (a render already on its way when the user closed the panel).
+   */
+  latePanelFrames: number;
 }
 
 export interface CommandInfo {
@@ -289,4 +294,8 @@ export interface HostEvents {
   warning: [warning: HostWarning];
 }
 
-export type PanelKey = PanelKeyName;
+/**
+ * A panel key: one of the spec's names (`PANEL_KEYS`), or any other non-empty name, forwarded as it is
+ * (zot may send `unknown`).
+ */
+export type PanelKey = PanelKeyName | (string & {});
