@@ -29,6 +29,7 @@ export type {
   RegisteredCommand,
   RegisteredTool,
   StartReport,
+  StartingReport,
   ToolContent,
   ToolInfo,
   ToolResult,

@@ -86,6 +86,12 @@ describe('public types', () => {
     host.on('panel:opened', () => undefined);
   });
 
+  it('the start report lists late joiners and the searched directories', () => {
+    expectTypeOf<StartReport['starting']>().toEqualTypeOf<{ name: string; source: ExtensionInfo['source']; logPath: string }[]>();
+    expectTypeOf<ExtensionInfo['latePanelFrames']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<ExtensionHostOptions['timeouts']>['helloJoin']>().toEqualTypeOf<number | undefined>();
+  });
+
   it('discovery and the test kit', () => {
     expectTypeOf(new ManifestDiscovery({ cwd: '/' }).discover).returns.toEqualTypeOf<Promise<DiscoveryResult>>();
     expectTypeOf(new ManifestDiscovery({ cwd: '/' }).home).toEqualTypeOf<string>();

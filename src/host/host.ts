@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import { CALLBACK_EVENTS } from './callback-events.js';
 import { ClosedPanels } from './closed-panels.js';
 import { interceptAdapter } from './intercept-adapter.js';
+import { processHelloTimeout, startBound } from './late-join.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
 import { toolContent } from './tool-result.js';
@@ -41,6 +42,7 @@ import type {
 
 const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
   hello: 5000,
+  helloJoin: 30_000,
   ready: 3000,
   readyIdle: 250,
   command: 30_000,
@@ -154,8 +156,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /**
    * Discovers (unless `discover: false`), spawns every process extension in parallel, handshakes and
-   * waits until each is ready or failed. Never throws because of an extension: failures are in the
-   * report (typed error + log path). Calling start() on a running host returns a report of it as is.
+   * waits until each is ready or failed. One that has not said hello within `timeouts.hello` is not
+   * waited for: it is in `report.starting` and joins later (up to `timeouts.helloJoin`). Never throws
+   * because of an extension: failures are in the report (typed error + log path). Calling start() on
+   * a running host returns a report of it as is.
    */
   start(): Promise<StartReport> {
     return this.serialize(async () => {
@@ -243,7 +247,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: this.options.env },
         logDir: this.logDir,
         host: { hostVersion: this.options.hostVersion ?? VERSION, provider: this.provider, model: this.model, cwd: this.cwd },
-        timeouts: { hello: this.timeouts.hello, shutdown: this.timeouts.shutdown },
+        timeouts: { hello: processHelloTimeout(this.timeouts.hello, this.timeouts.helloJoin), shutdown: this.timeouts.shutdown },
         maxFrameBytes: this.options.maxFrameBytes,
         idPrefix: `${order}`,
       });
@@ -251,7 +255,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
     this.byName.clear();
     for (const ext of this.loaded) this.byName.set(ext.name, ext);
-    await Promise.all(this.loaded.map((ext) => this.startOne(ext)));
+    const { hello, helloJoin } = this.timeouts;
+    const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
+    await Promise.all(this.loaded.map((ext) => startBound(this.startOne(ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
     this.status = 'running';
     const failed = this.loaded.filter((ext) => ext.state === 'failed');
     return this.reportOf(skipped, found.diagnostics, performance.now() - began, failed);
@@ -263,6 +269,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         .filter((ext) => ext.state === 'ready')
         .map((ext) => ({ name: ext.name, source: ext.source, pid: ext.process.pid, readyVia: ext.readyVia!, readyMs: ext.readyMs!, logPath: ext.logPath })),
       failed: failed.map((ext) => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath })),
+      starting: this.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
       skipped,
       diagnostics: [...discovery, ...this.diagnosticList],
       ms: Math.round(ms),
@@ -295,6 +302,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       }
       await ext.settled;
     } catch (err) {
+      if (ext.state !== 'starting') return; // stopped (stop() or reload) while it started
       const error = toHostError(err, ErrorCode.SPAWN_FAILED, { extension: ext.name, logPath: ext.logPath });
       this.setState(ext, 'failed', error);
       this.warn({ message: `failed to load ${ext.name}: ${error.message}`, extension: ext.name, logPath: ext.logPath, code: error.code, error });
@@ -309,6 +317,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.adapterList = undefined;
     ext.process.logLine(`ready (${via}) after ${ext.readyMs} ms`);
     this.emit('extension:state', { name: ext.name, state: 'ready', previous: 'starting' });
+    // A late joiner (start() went on without it): its registrations are announced now.
+    if (this.status === 'running') {
+      if (ext.tools.size > 0) this.toolsChangedSoon();
+      if (ext.commands.size > 0) this.emit('commands:changed', this.commands());
+    }
   }
 
   private setState(ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): void {
@@ -464,7 +477,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const { conflict, changed } = this.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
     ext.tools.set(name, { name, description, schema, deferred });
     if (conflict !== undefined) this.recordConflict('tool', name, conflict.loser, conflict.winner);
-    if (changed && !deferred) this.toolsChangedSoon();
+    if (changed && !deferred && ext.state === 'ready') this.toolsChangedSoon();
   }
 
   private recordConflict(kind: 'command' | 'tool', name: string, loser: string, winner: string): void {
@@ -544,7 +557,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Registered extension commands (active ones), in load order. */
   commands(): CommandInfo[] {
-    return this.commandRegistry.active().map((r) => ({ name: r.name, description: r.value.description, extension: r.extension }));
+    const list: CommandInfo[] = [];
+    for (const r of this.commandRegistry.active()) {
+      if (this.byName.get(r.extension)?.state === 'ready') list.push({ name: r.name, description: r.value.description, extension: r.extension });
+    }
+    return list;
   }
 
   /**
@@ -644,6 +661,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const list: ToolInfo[] = [];
     for (const r of this.toolRegistry.active()) {
       if (r.value.deferred && !this.activated.has(r.name)) continue;
+      if (this.byName.get(r.extension)?.state !== 'ready') continue; // a late joiner, until it is ready
       list.push({ name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension });
     }
     return list;

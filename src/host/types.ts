@@ -8,8 +8,20 @@ import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
  * (`command`, `tool`, `intercept`) above 2^31-1 ms, Infinity included, means no deadline.
  */
 export interface HostTimeouts {
-  /** First frame (`hello`) after spawn. @default 5000 */
+  /**
+   * How long start() (and reload()) waits for an extension's `hello`. One that has not said hello by
+   * then is left `starting` (listed in `StartReport.starting`) and may still join, up to `helloJoin`.
+   * @default 5000
+   */
   hello?: number | undefined;
+  /**
+   * The hello deadline of an extension start() went on without: it joins when it says hello before
+   * this (announced by `extension:state`, `toolsChanged` / `tools:changed` and `commands:changed`),
+   * else it fails with HELLO_TIMEOUT (`extension:state` failed, and a warning). Counted from spawn.
+   * At or below `hello` there is no late join: no hello within `hello` fails the extension at once.
+   * @default 30000
+   */
+  helloJoin?: number | undefined;
   /** Longest wait for `ready` after hello. @default 3000 */
   ready?: number | undefined;
   /**
@@ -251,9 +263,17 @@ export interface FailedReport {
   logPath: string;
 }
 
+export interface StartingReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  logPath: string;
+}
+
 export interface StartReport {
   loaded: LoadedReport[];
   failed: FailedReport[];
+  /** Still starting: no hello within `timeouts.hello`; they join later or fail at `timeouts.helloJoin`. */
+  starting: StartingReport[];
   /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
   skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
   diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];

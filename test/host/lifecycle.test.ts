@@ -212,7 +212,8 @@ describe('start() with extensions that fail', () => {
         path.join(kit.dir, 'no-such-dir'),
         fixture('extensions/hello-sh'),
       ],
-      timeouts: { hello: 1500 },
+      // helloJoin at hello: no late join, so the silent one fails within start().
+      timeouts: { hello: 1500, helloJoin: 1500 },
     }));
     host.on('extension:state', (c) => states.push(`${c.name}:${c.previous ?? '-'}->${c.state}`));
     report = await host.start(); // must resolve: a bad extension never makes start() throw
