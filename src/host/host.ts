@@ -19,6 +19,7 @@ import { CALLBACK_EVENTS } from './callback-events.js';
 import { ClosedPanels } from './closed-panels.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { processHelloTimeout, startBound } from './late-join.js';
+import { noExtensions, searchedDirs } from './searched.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
 import { toolContent } from './tool-result.js';
@@ -111,6 +112,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly preparer: SystemPromptPreparer;
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
+  private searched: string[] = [];
   private announcing = false;
 
   constructor(options: ExtensionHostOptions = {}) {
@@ -227,6 +229,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
     // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
     const [found] = await Promise.all([discovery.discover(), loadCodec()]);
+    this.searched = searchedDirs(discovery);
+    if (found.extensions.length === 0 && (this.options.inMemory ?? []).length === 0) this.diagnose(noExtensions(this.searched));
     const skipped: StartReport['skipped'] = [];
     const toStart: { name: string; dir: string; source: ExtensionInfo['source']; exec?: string; args?: readonly string[]; memory?: InMemoryExtension }[] = [];
     for (const memory of this.options.inMemory ?? []) {
@@ -271,6 +275,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       failed: failed.map((ext) => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath })),
       starting: this.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
       skipped,
+      searched: [...this.searched],
       diagnostics: [...discovery, ...this.diagnosticList],
       ms: Math.round(ms),
     };

@@ -276,6 +276,12 @@ export interface StartReport {
   starting: StartingReport[];
   /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
   skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
+  /**
+   * The directories looked in, absolute, in precedence order: the explicit paths, then (unless
+   * `discover: false`) `<cwd>/.<appName>/extensions` and `<home>/extensions`. When nothing was found,
+   * `diagnostics` also has a `NO_EXTENSIONS` entry naming them.
+   */
+  searched: string[];
   diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
   /** Milliseconds for the whole start. */
   ms: number;

@@ -301,3 +301,26 @@ describe('stop()', () => {
     expect(host.extensions()).toEqual([]);
   });
 });
+
+describe('where start() looked', () => {
+  it('lists the searched directories, and says so in a diagnostic when it found nothing', async () => {
+    const cwd = path.join(kit.dir, 'empty-project');
+    const home = path.join(kit.dir, 'empty-home');
+    mkdirSync(cwd, { recursive: true });
+    const { host } = kit.create({ cwd, home, discover: true, explicit: [path.join(kit.dir, 'nothing-here')] });
+    const report = await host.start();
+    const searched = [path.join(kit.dir, 'nothing-here'), path.join(cwd, '.zot/extensions'), path.join(home, 'extensions')];
+    expect(report.loaded).toEqual([]);
+    expect(report.searched).toEqual(searched);
+    const none = report.diagnostics.find((d) => d.code === 'NO_EXTENSIONS');
+    expect(none).toMatchObject({ severity: 'info', message: `no extensions found; searched ${searched.join(', ')}` });
+    await host.stop();
+  });
+
+  it('names the explicit paths only with discover: false, and reports nothing when something was found', async () => {
+    const { host, report } = await kit.start({ explicit: [fixture('extensions/hello-sh')] });
+    expect(report.searched).toEqual([fixture('extensions/hello-sh')]);
+    expect(report.diagnostics.filter((d) => d.code === 'NO_EXTENSIONS')).toEqual([]);
+    await host.stop();
+  });
+});
