@@ -11,20 +11,20 @@ const kit = hostKit();
 
 describe('an extension that says hello after start() went on', () => {
   it('is reported starting, then joins: state event, commands:changed, and its command works', async () => {
-    const { host, rec } = kit.create({ explicit: [fixture('faults/slow-hello'), fixture('extensions/hello-sh'), fixture('extensions/kitchen')], timeouts: { hello: 400, helloJoin: 10_000 } });
+    // slow-hello waits 700 ms before its hello: a 50 ms bound leaves it behind on any machine.
+    const { host, rec } = kit.create({ explicit: [fixture('faults/slow-hello')], timeouts: { hello: 50, helloJoin: 10_000 } });
     const states: string[] = [];
     host.on('extension:state', (c) => states.push(`${c.name}:${c.state}`));
     const joined = nextEvent(host, 'extension:state', (c) => c.name === 'slow-hello' && c.state === 'ready');
     const commandsChanged = nextEvent(host, 'commands:changed', (commands) => commands.some((c) => c.name === 'slow-hello'));
     const report = await host.start();
-    expect(report.loaded.map((l) => l.name)).toEqual(['hello-sh', 'kitchen']);
+    expect(report.loaded).toEqual([]);
     expect(report.failed).toEqual([]);
     expect(report.starting).toEqual([{ name: 'slow-hello', source: 'explicit', logPath: host.extensions()[0]!.logPath }]);
     expect(host.extensions()[0]!.state).toBe('starting');
-    // Until it joins, it owns nothing the agent can see; the others work.
-    expect(host.commands().map((c) => c.name)).not.toContain('slow-hello');
+    // Until it joins, it owns nothing the agent can see.
+    expect(host.commands()).toEqual([]);
     expect(await host.runCommand('/slow-hello')).toEqual({ handled: false, name: 'slow-hello', args: '' });
-    expect((await host.callTool('echo', { a: 1 })).content).toEqual([{ type: 'text', text: '{"a":1}' }]);
 
     await joined;
     await commandsChanged;
