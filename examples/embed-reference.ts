@@ -90,6 +90,9 @@ const host = new ExtensionHost({
 host.on('extension:state', ({ name, state, previous }) => log(`${name}: ${previous} -> ${state}`));   // starting -> ready -> exited / stopped; failed
 host.on('extension:exit', ({ name, code, signal, reason }) => log(`${name} exited (${reason}): ${code ?? signal}`));
 host.on('diagnostic', (d) => log(d.message));                // bad frames, conflicts, refused panels, interceptor failures
+// Section 2: a second observer of the notes, next to the notify callback.
+const audit: string[] = [];
+host.on('notify', ({ extension, level, message }) => audit.push(`[${extension}] ${level}: ${message}`));
 
 // An in-process interceptor next to the extensions' ones (see docs/interception.md).
 host.intercepts.add({
@@ -236,6 +239,9 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 assert.deepEqual(host.extensions(), []);
+// The notify event saw every note the callback did.
+assert.deepEqual(audit, seen.filter((line) => line.startsWith('note ')).map((line) => line.slice('note '.length)));
+assert.ok(audit.length > 0);
 const warnings = seen.filter((line) => line.startsWith('warning '));   // only the crash, naming its log file
 assert.equal(warnings.length, 1);
 assert.match(warnings[0] ?? '', /^warning kitchen exited with code 7; .* see .*ext-kitchen\.log$/);

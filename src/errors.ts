@@ -68,6 +68,24 @@ export class ExtensionHostError extends Error {
     this.exitCode = options.exitCode;
     this.signal = options.signal;
   }
+
+  /** What `JSON.stringify` writes (an Error's own `message` is not enumerable): every field, and the cause's message. */
+  toJSON(): ExtensionHostErrorJSON {
+    const cause = this.cause === undefined ? undefined : this.cause instanceof Error ? this.cause.message : String(this.cause);
+    return { name: this.name, code: this.code, message: this.message, extension: this.extension, logPath: this.logPath, exitCode: this.exitCode, signal: this.signal, cause };
+  }
+}
+
+/** `ExtensionHostError.toJSON()`: the error as plain data; `cause` is the underlying error's message. */
+export interface ExtensionHostErrorJSON {
+  name: 'ExtensionHostError';
+  code: ErrorCode;
+  message: string;
+  extension: string | undefined;
+  logPath: string | undefined;
+  exitCode: number | null | undefined;
+  signal: NodeJS.Signals | null | undefined;
+  cause: string | undefined;
 }
 
 /** True when `value` is an ExtensionHostError (optionally with the given code). */

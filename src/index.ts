@@ -2,7 +2,7 @@
 
 // Errors
 export { ErrorCode, ExtensionHostError, isExtensionHostError } from './errors.js';
-export type { ExtensionHostErrorOptions } from './errors.js';
+export type { ExtensionHostErrorJSON, ExtensionHostErrorOptions } from './errors.js';
 
 // The host
 export { ExtensionHost } from './host/host.js';
@@ -30,6 +30,7 @@ export type {
   RegisteredCommand,
   RegisteredTool,
   StartReport,
+  StartingReport,
   ToolContent,
   ToolInfo,
   ToolResult,

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './helpers/fixtures.js';
+import { ROOT, tempDir } from './helpers/fixtures.js';
 
 const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
 
@@ -72,6 +73,28 @@ describe('examples that the docs use', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('quickstart: ok');
     expect(r.status).toBe(0);
+  });
+
+  it('the README quick start runs as pasted, against the built package, from the repository root', { timeout: 40_000 }, () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = readme.split('<!-- snippet: examples/quickstart.ts -->\n```ts\n')[1]?.split('\n```\n')[0];
+    expect(block).toContain("from 'zot-extension-host'");
+    const temp = tempDir('zot-readme-');
+    try {
+      // A project that installed the package (the build of this repository).
+      mkdirSync(path.join(temp.dir, 'node_modules'));
+      symlinkSync(ROOT, path.join(temp.dir, 'node_modules/zot-extension-host'), 'dir');
+      writeFileSync(path.join(temp.dir, 'quickstart.mts'), block!);
+      const r = spawnSync(tsx, [path.join(temp.dir, 'quickstart.mts')], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1', ZOT_HOME: path.join(temp.dir, 'home') } });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('tools: weather, enable_forecast\nloaded: weather, guard; searched: ');
+      expect(r.stdout).toContain("prompt: Show today's weather for Berlin in one line.");
+      expect(r.stdout).toContain("Oslo: 16°C, fog");
+      expect(r.stdout).toContain("false { command: 'echo GUARDED: ls' }");
+      expect(r.status).toBe(0);
+    } finally {
+      temp.cleanup();
+    }
   });
 
   it('the reference embedding of docs/embedding.md checks every documented behaviour', { timeout: 40_000 }, () => {

@@ -3,10 +3,16 @@ import {
   type CommandOutcome,
   type ErrorCode,
   ExtensionHost,
+  ExtensionHostError,
+  type ExtensionHostErrorJSON,
   type ExtensionHostOptions,
   type ExtensionInfo,
   type HostCallbacks,
   type InterceptPolicy,
+  type HostEvents,
+  type NoteView,
+  type PanelKeyName,
+  type PanelView,
   InterceptChain,
   ManifestDiscovery,
   type DiscoveryResult,
@@ -33,7 +39,10 @@ describe('public types', () => {
     expectTypeOf(host.intercepts).toEqualTypeOf<InterceptChain>();
     expectTypeOf(host.intercepts.toolCall).returns.toEqualTypeOf<Promise<ToolCallResult>>();
     expectTypeOf(host.emit({ event: 'turn_start', step: 1 })).toEqualTypeOf<number>();
-    expectTypeOf(host.panelKey).parameter(1).toEqualTypeOf<'up' | 'down' | 'left' | 'right' | 'enter' | 'esc' | 'tab' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace' | 'delete' | 'rune'>();
+    // The spec's names (autocompleted), and any other name, forwarded as it is.
+    expectTypeOf<'up' | 'down' | 'left' | 'right' | 'enter' | 'esc' | 'tab' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace' | 'delete' | 'rune'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
+    expectTypeOf(host.panelKey).parameter(1).toEqualTypeOf<PanelKeyName | (string & {})>();
+    expectTypeOf<'unknown'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
   });
 
   it('options compile with exactOptionalPropertyTypes-style explicit undefined', () => {
@@ -58,6 +67,41 @@ describe('public types', () => {
     if (outcome.handled) expectTypeOf(outcome.extension).toEqualTypeOf<string>();
     expectTypeOf<ErrorCode>().toMatchTypeOf<string>();
     expectTypeOf<'TIMEOUT'>().toMatchTypeOf<ErrorCode>();
+  });
+
+  it('a host is AsyncDisposable (`await using`); an error serialises to plain data', async () => {
+    await using host = new ExtensionHost({ discover: false });
+    expectTypeOf(host).toMatchTypeOf<AsyncDisposable>();
+    expectTypeOf(host[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>();
+    const json = new ExtensionHostError('TIMEOUT', 'late').toJSON();
+    expectTypeOf(json).toEqualTypeOf<ExtensionHostErrorJSON>();
+    expectTypeOf(json.code).toEqualTypeOf<ErrorCode>();
+    expectTypeOf(json.cause).toEqualTypeOf<string | undefined>();
+  });
+
+  it('every callback is also a typed event with the argument of the callback', () => {
+    const host = new ExtensionHost({});
+    type Arg<K extends keyof HostCallbacks> = Parameters<NonNullable<HostCallbacks[K]>>[0];
+    host.on('prompt', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'prompt'>>());
+    host.on('submit', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'submit'>>());
+    host.on('insert', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'insert'>>());
+    host.on('display', (action) => expectTypeOf(action).toEqualTypeOf<Arg<'display'>>());
+    host.on('notify', (note) => expectTypeOf(note).toEqualTypeOf<NoteView>());
+    host.on('notes:clear', (origin) => expectTypeOf(origin).toEqualTypeOf<Arg<'clearNotes'>>());
+    host.on('panel:open', (panel) => expectTypeOf(panel).toEqualTypeOf<PanelView>());
+    host.on('panel:render', (panel) => expectTypeOf(panel).toEqualTypeOf<PanelView>());
+    host.on('panel:close', (panel) => expectTypeOf(panel).toEqualTypeOf<Arg<'closePanel'>>());
+    host.on('tools:changed', (tools) => expectTypeOf(tools).toEqualTypeOf<Arg<'toolsChanged'>>());
+    host.on('warning', (warning) => expectTypeOf(warning).toEqualTypeOf<Arg<'warning'>>());
+    expectTypeOf<HostEvents['panel:close']>().toEqualTypeOf<[panel: Arg<'closePanel'>]>();
+    // @ts-expect-error not an event
+    host.on('panel:opened', () => undefined);
+  });
+
+  it('the start report lists late joiners and the searched directories', () => {
+    expectTypeOf<StartReport['starting']>().toEqualTypeOf<{ name: string; source: ExtensionInfo['source']; logPath: string }[]>();
+    expectTypeOf<ExtensionInfo['latePanelFrames']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<ExtensionHostOptions['timeouts']>['helloJoin']>().toEqualTypeOf<number | undefined>();
   });
 
   it('discovery and the test kit', () => {

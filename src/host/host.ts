@@ -11,16 +11,21 @@ import type { ChildHandle } from '../process/child.js';
 import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type ResponseMapper } from '../process/extension-process.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
-import type { CommandResponseFrame, ContentBlock, ExtensionFrame, ToolResultFrame } from '../protocol/frames.js';
+import type { CommandResponseFrame, ExtensionFrame, PanelKeyName, ToolResultFrame } from '../protocol/frames.js';
 import { loadCodec } from '../protocol/load-codec.js';
-import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.js';
+import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import { VERSION } from '../version.js';
 import { toolCallProblem } from './call-args.js';
 import { policyFor, validateOptions } from './options.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { InterceptWarnings } from './intercept-warnings.js';
+import { CALLBACK_EVENTS } from './callback-events.js';
+import { ClosedPanels } from './closed-panels.js';
+import { processHelloTimeout, startBound } from './late-join.js';
+import { noExtensions, searchedDirs } from './searched.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { Registry } from './registry.js';
+import { toolContent } from './tool-result.js';
 import type {
   CommandInfo,
   CommandOutcome,
@@ -35,13 +40,13 @@ import type {
   PanelKey,
   PanelView,
   StartReport,
-  ToolContent,
   ToolInfo,
   ToolResult,
 } from './types.js';
 
 const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
   hello: 5000,
+  helloJoin: 30_000,
   ready: 3000,
   readyIdle: 250,
   command: 30_000,
@@ -50,11 +55,12 @@ const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
   shutdown: 2000,
 };
 
+// Node 20.3 may lack Symbol.asyncDispose: the fallback is the one TypeScript's downlevel `await using` uses.
+const asyncDispose: typeof Symbol.asyncDispose = (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
 const TYPE_EVENT = { type: 'event' } as const;
 const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
 const MAX_DIAGNOSTICS = 1000;
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
-const KNOWN_KEYS: ReadonlySet<string> = new Set(PANEL_KEYS);
 const INTERCEPTABLE: ReadonlySet<string> = new Set(['tool_call', 'turn_start', 'assistant_message', 'before_agent_start']);
 
 type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -101,6 +107,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly toolRegistry: Registry<ToolValue>;
   private readonly activated = new Set<string>();
   private readonly panels = new Map<string, LoadedExtension>();
+  private readonly closedPanels = new ClosedPanels<LoadedExtension>();
   private readonly adapters = new Map<LoadedExtension, Interceptor>();
   /** interceptAdapters() as last computed; dropped whenever an extension state, an adapter or the load set changes. */
   private adapterList: Interceptor[] | undefined;
@@ -109,6 +116,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
   private readonly interceptWarnings = new InterceptWarnings();
+  private searched: string[] = [];
   private announcing = false;
 
   constructor(options: ExtensionHostOptions = {}) {
@@ -157,8 +165,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /**
    * Discovers (unless `discover: false`), spawns every process extension in parallel, handshakes and
-   * waits until each is ready or failed. Never throws because of an extension: failures are in the
-   * report (typed error + log path). Calling start() on a running host returns a report of it as is.
+   * waits until each is ready or failed. One that has not said hello within `timeouts.hello` is not
+   * waited for: it is in `report.starting` and joins later (up to `timeouts.helloJoin`). Never throws
+   * because of an extension: failures are in the report (typed error + log path). Calling start() on
+   * a running host returns a report of it as is.
    */
   start(): Promise<StartReport> {
     return this.serialize(async () => {
@@ -202,6 +212,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
   }
 
+  /** `await using host = new ExtensionHost(...)`: stop() when the scope ends. */
+  [asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.operation.then(fn, fn);
     this.operation = next.catch(() => undefined);
@@ -221,6 +236,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
     // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
     const [found] = await Promise.all([discovery.discover(), loadCodec()]);
+    this.searched = searchedDirs(discovery);
+    if (found.extensions.length === 0 && (this.options.inMemory ?? []).length === 0) this.diagnose(noExtensions(this.searched));
     const skipped: StartReport['skipped'] = [];
     const toStart: { name: string; dir: string; source: ExtensionInfo['source']; exec?: string; args?: readonly string[]; memory?: InMemoryExtension }[] = [];
     for (const memory of this.options.inMemory ?? []) {
@@ -241,7 +258,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: this.options.env },
         logDir: this.logDir,
         host: { hostVersion: this.options.hostVersion ?? VERSION, provider: this.provider, model: this.model, cwd: this.cwd },
-        timeouts: { hello: this.timeouts.hello, shutdown: this.timeouts.shutdown },
+        timeouts: { hello: processHelloTimeout(this.timeouts.hello, this.timeouts.helloJoin), shutdown: this.timeouts.shutdown },
         maxFrameBytes: this.options.maxFrameBytes,
         logMaxBytes: this.options.logMaxBytes,
         idPrefix: `${order}`,
@@ -250,7 +267,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
     this.byName.clear();
     for (const ext of this.loaded) this.byName.set(ext.name, ext);
-    await Promise.all(this.loaded.map((ext) => this.startOne(ext)));
+    const { hello, helloJoin } = this.timeouts;
+    const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
+    await Promise.all(this.loaded.map((ext) => startBound(this.startOne(ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
     this.status = 'running';
     const failed = this.loaded.filter((ext) => ext.state === 'failed');
     return this.reportOf(skipped, found.diagnostics, performance.now() - began, failed);
@@ -262,7 +281,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         .filter((ext) => ext.state === 'ready')
         .map((ext) => ({ name: ext.name, source: ext.source, pid: ext.process.pid, readyVia: ext.readyVia!, readyMs: ext.readyMs!, logPath: ext.logPath })),
       failed: failed.map((ext) => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath })),
+      starting: this.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
       skipped,
+      searched: [...this.searched],
       diagnostics: [...discovery, ...this.diagnosticList],
       ms: Math.round(ms),
     };
@@ -294,6 +315,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       }
       await ext.settled;
     } catch (err) {
+      if (ext.state !== 'starting') return; // stopped (stop() or reload) while it started
       const error = toHostError(err, ErrorCode.SPAWN_FAILED, { extension: ext.name, logPath: ext.logPath });
       this.setState(ext, 'failed', error);
       this.warn({ message: `failed to load ${ext.name}: ${error.message}`, extension: ext.name, logPath: ext.logPath, code: error.code, error });
@@ -308,6 +330,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.adapterList = undefined;
     ext.process.logLine(`ready (${via}) after ${ext.readyMs} ms`);
     this.emit('extension:state', { name: ext.name, state: 'ready', previous: 'starting' });
+    // A late joiner (start() went on without it): its registrations are announced now.
+    if (this.status === 'running') {
+      if (ext.tools.size > 0) this.toolsChangedSoon();
+      if (ext.commands.size > 0) this.emit('commands:changed', this.commands());
+    }
   }
 
   private setState(ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): void {
@@ -322,6 +349,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     for (const ext of old) this.setState(ext, 'stopped');
     for (const [panelId, owner] of this.panels) this.call('closePanel', { panelId, extension: owner.name, by: 'exit' });
     this.panels.clear();
+    this.closedPanels.clear();
     await Promise.all(old.map((ext) => ext.process.stop()));
     this.loaded = [];
     this.byName.clear();
@@ -402,6 +430,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'panel_render': {
         const owner = this.panels.get(frame.panel_id);
         if (owner !== ext) {
+          if (owner === undefined && this.latePanelFrame(ext, frame.panel_id, 'panel_render')) return;
           this.refusePanel(ext, frame.panel_id, owner, 'panel_render');
           return;
         }
@@ -411,10 +440,12 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'panel_close': {
         const owner = this.panels.get(frame.panel_id);
         if (owner !== ext) {
+          if (owner === undefined && this.latePanelFrame(ext, frame.panel_id, 'panel_close')) return;
           this.refusePanel(ext, frame.panel_id, owner, 'panel_close');
           return;
         }
         this.panels.delete(frame.panel_id);
+        this.closedPanels.closed(frame.panel_id, ext);
         this.call('closePanel', { extension: ext.name, panelId: frame.panel_id, by: 'extension' });
         return;
       }
@@ -424,6 +455,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         // hello and responses never get here (the process layer handles them).
         return;
     }
+  }
+
+  /** A frame for `ext`'s own panel after it closed: counted and dropped, logged once per close. */
+  private latePanelFrame(ext: LoadedExtension, panelId: string, what: string): boolean {
+    const late = this.closedPanels.late(panelId, ext);
+    if (late === undefined) return false;
+    ext.latePanelFrames++;
+    if (late === 1) ext.process.logLine(`${what} for its panel ${JSON.stringify(panelId)} after it closed: dropped (later ones are only counted)`);
+    return true;
   }
 
   private refusePanel(ext: LoadedExtension, panelId: string, owner: LoadedExtension | undefined, what: string): void {
@@ -451,7 +491,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const { conflict, changed } = this.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
     ext.tools.set(name, { name, description, schema, deferred });
     if (conflict !== undefined) this.recordConflict('tool', name, conflict.loser, conflict.winner);
-    if (changed && !deferred) this.toolsChangedSoon();
+    if (changed && !deferred && ext.state === 'ready') this.toolsChangedSoon();
   }
 
   private recordConflict(kind: 'command' | 'tool', name: string, loser: string, winner: string): void {
@@ -531,12 +571,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Registered extension commands (active ones), in load order. */
   commands(): CommandInfo[] {
-    return this.commandRegistry.active().map((r) => ({ name: r.name, description: r.value.description, extension: r.extension }));
+    const list: CommandInfo[] = [];
+    for (const r of this.commandRegistry.active()) {
+      if (this.byName.get(r.extension)?.state === 'ready') list.push({ name: r.name, description: r.value.description, extension: r.extension });
+    }
+    return list;
   }
 
   /**
    * Runs `/name args` (or `{ name, args }`): dispatches to the owning extension and applies its answer
-   * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own.
+   * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own;
+   * so does every command before start() has finished, during a reload and after stop() (no extension
+   * owns a command then).
    * Never throws for extension faults: they are in `failure` (and reported through `warning`).
    */
   async runCommand(input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
@@ -582,6 +628,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       case 'insert':
       case 'display': {
         const text = r[action];
+        // zot ignores an empty prompt; its Go SDK sends `Prompt("")` without the field at all.
+        if (action === 'prompt' && (text === undefined || text.trim().length === 0)) {
+          outcome.text = text;
+          break;
+        }
         if (text === undefined) {
           missing(action);
           break;
@@ -604,6 +655,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         }
         const panel: PanelView = { extension: ext.name, panelId: spec.id, title: spec.title, lines: spec.lines ?? [], footer: spec.footer };
         this.panels.set(spec.id, ext);
+        this.closedPanels.opened(spec.id);
         outcome.panel = panel;
         this.call('openPanel', panel);
         break;
@@ -623,6 +675,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const list: ToolInfo[] = [];
     for (const r of this.toolRegistry.active()) {
       if (r.value.deferred && !this.activated.has(r.name)) continue;
+      if (this.byName.get(r.extension)?.state !== 'ready') continue; // a late joiner, until it is ready
       list.push({ name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension });
     }
     return list;
@@ -630,9 +683,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /**
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
-   * results come back as `isError: true` with a readable text and a typed `failure`.
+   * results come back as `isError: true` with a readable text and a typed `failure`. Before start()
+   * has finished, during a reload and after stop() the failure is NOT_STARTED.
    */
   callTool(name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
+    if (this.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${this.status === 'idle' ? 'not started' : this.status}`), undefined));
     const registration = this.toolRegistry.get(name);
     const ext = registration === undefined ? undefined : this.byName.get(registration.extension);
     if (registration === undefined || ext === undefined || ext.state !== 'ready' || (registration.value.deferred && !this.activated.has(name))) {
@@ -658,11 +713,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private toolResult(ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
-    // A validated text block is exactly a ToolContent text block: all-text content is used as is.
-    const blocks = frame.content ?? [];
-    const content: ToolContent[] = blocks.every(isTextBlock)
-      ? (blocks as ToolContent[])
-      : blocks.map((block) => (block.type === 'text' ? block : { type: 'image', mimeType: block.mime_type, data: block.data }));
+    const content = toolContent(frame.content);
     // A reload may have happened while waiting: a stale extension must not activate anything.
     const current = this.byName.get(ext.name) === ext;
     const activatedTools = current && frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? this.activate(frame.activate_tools) : [];
@@ -728,12 +779,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return sent;
   }
 
-  /** Sends a key to the extension that owns the panel. Returns false when no extension owns it. */
+  /**
+   * Sends a key to the extension that owns the panel. Returns false when no extension owns it. A key
+   * name outside the spec's list (`PANEL_KEYS`) is forwarded as it is, as zot does (extensions ignore
+   * keys they do not know); only a key that is not a non-empty string is INVALID_ARGUMENT.
+   */
   panelKey(panelId: string, key: PanelKey, text?: string): boolean {
-    if (!KNOWN_KEYS.has(key)) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: unknown key ${JSON.stringify(key)}; expected one of ${PANEL_KEYS.join(', ')}`);
+    if (typeof key !== 'string' || key.length === 0) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: the key must be a non-empty string, got ${JSON.stringify(key)}`);
     const owner = this.panels.get(panelId);
     if (owner === undefined || owner.state !== 'ready') return false;
-    return owner.process.send(text === undefined ? { type: 'panel_key', panel_id: panelId, key } : { type: 'panel_key', panel_id: panelId, key, text });
+    // The wire type names the spec's keys; another name goes out as it is.
+    const name = key as PanelKeyName;
+    return owner.process.send(text === undefined ? { type: 'panel_key', panel_id: panelId, key: name } : { type: 'panel_key', panel_id: panelId, key: name, text });
   }
 
   /** The user closed a panel: tells its extension (`panel_close`). Returns false when no extension owns it. */
@@ -741,6 +798,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const owner = this.panels.get(panelId);
     if (owner === undefined) return false;
     this.panels.delete(panelId);
+    this.closedPanels.closed(panelId, owner);
     return owner.process.send({ type: 'panel_close', panel_id: panelId });
   }
 
@@ -799,19 +857,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private call<K extends keyof HostCallbacks>(name: K, arg: Parameters<NonNullable<HostCallbacks[K]>>[0]): void {
     const fn = this.callbacks[name] as ((arg: unknown) => void) | undefined;
-    if (fn === undefined) return;
-    try {
-      fn(arg);
-    } catch (err) {
-      const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
-      this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
-      if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+    if (fn !== undefined) {
+      try {
+        fn(arg);
+      } catch (err) {
+        const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
+        this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
+        if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+      }
     }
+    const event = (CALLBACK_EVENTS as Partial<Record<keyof HostCallbacks, string>>)[name];
+    if (event !== undefined) this.safeEmit(event, [arg]);
   }
-}
-
-function isTextBlock(block: ContentBlock): block is Extract<ContentBlock, { type: 'text' }> {
-  return block.type === 'text';
 }
 
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {

@@ -20,6 +20,8 @@ export class LoadedExtension {
   private resolveSettled!: () => void;
   readonly startedAt = performance.now();
   lastFrameAt = 0;
+  /** panel_render / panel_close frames for its own panels after they closed, dropped. */
+  latePanelFrames = 0;
 
   constructor(
     readonly name: string,
@@ -74,6 +76,7 @@ export class LoadedExtension {
       subscriptions: { events: [...this.events], intercept: [...this.intercept] },
       error: this.error,
       order: this.order,
+      latePanelFrames: this.latePanelFrames,
     };
   }
 }

@@ -9,8 +9,20 @@ import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
  * must be at most 2^31-1 ms. NaN and negative values throw `INVALID_OPTIONS`.
  */
 export interface HostTimeouts {
-  /** First frame (`hello`) after spawn. @default 5000 */
+  /**
+   * How long start() (and reload()) waits for an extension's `hello`. One that has not said hello by
+   * then is left `starting` (listed in `StartReport.starting`) and may still join, up to `helloJoin`.
+   * @default 5000
+   */
   hello?: number | undefined;
+  /**
+   * The hello deadline of an extension start() went on without: it joins when it says hello before
+   * this (announced by `extension:state`, `toolsChanged` / `tools:changed` and `commands:changed`),
+   * else it fails with HELLO_TIMEOUT (`extension:state` failed, and a warning). Counted from spawn.
+   * At or below `hello` there is no late join: no hello within `hello` fails the extension at once.
+   * @default 30000
+   */
+  helloJoin?: number | undefined;
   /** Longest wait for `ready` after hello. @default 3000 */
   ready?: number | undefined;
   /**
@@ -189,6 +201,11 @@ export interface ExtensionInfo {
   error: ExtensionHostError | undefined;
   /** Position in load order. */
   order: number;
+  /**
+   * `panel_render` / `panel_close` frames it sent for its own panels after they had closed: dropped
+   * quietly, as zot does (a render already on its way when the user closed the panel).
+   */
+  latePanelFrames: number;
 }
 
 export interface CommandInfo {
@@ -267,17 +284,55 @@ export interface FailedReport {
   logPath: string;
 }
 
+export interface StartingReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  logPath: string;
+}
+
 export interface StartReport {
   loaded: LoadedReport[];
   failed: FailedReport[];
+  /** Still starting: no hello within `timeouts.hello`; they join later or fail at `timeouts.helloJoin`. */
+  starting: StartingReport[];
   /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
   skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
+  /**
+   * The directories looked in, absolute, in precedence order: the explicit paths, then (unless
+   * `discover: false`) `<cwd>/.<appName>/extensions` and `<home>/extensions`. When nothing was found,
+   * `diagnostics` also has a `NO_EXTENSIONS` entry naming them.
+   */
+  searched: string[];
   diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
   /** Milliseconds for the whole start. */
   ms: number;
 }
 
+/**
+ * The host's events (`host.on(name, listener)`). Besides its own, every callback of `HostCallbacks`
+ * is also emitted with the same argument, right after the callback: a logger or a second UI can
+ * listen without wrapping the callbacks. A listener that throws is recorded as a `LISTENER_THREW`
+ * diagnostic and never breaks the host.
+ */
 export interface HostEvents {
+  /** The `prompt` callback's action. */
+  prompt: [action: { text: string; command: string } & Origin];
+  /** The `submit` callback's action. */
+  submit: [action: { text: string } & Origin];
+  /** The `insert` callback's action. */
+  insert: [action: { text: string; command: string } & Origin];
+  /** The `display` callback's action. */
+  display: [action: { text: string; command: string } & Origin];
+  /** The `notify` callback's note. */
+  notify: [note: NoteView];
+  /** The `clearNotes` callback's origin. */
+  'notes:clear': [origin: Origin];
+  /** The `openPanel` callback's panel. */
+  'panel:open': [panel: PanelView];
+  /** The `renderPanel` callback's panel. */
+  'panel:render': [panel: PanelView];
+  /** The `closePanel` callback's panel. */
+  'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
   'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined }];
   'extension:exit': [exit: { name: string; code: number | null; signal: NodeJS.Signals | null; reason: string }];
   'tools:changed': [tools: ToolInfo[]];
@@ -286,4 +341,8 @@ export interface HostEvents {
   warning: [warning: HostWarning];
 }
 
-export type PanelKey = PanelKeyName;
+/**
+ * A panel key: one of the spec's names (`PANEL_KEYS`), or any other non-empty name, forwarded as it is
+ * (zot may send `unknown`).
+ */
+export type PanelKey = PanelKeyName | (string & {});

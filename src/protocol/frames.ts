@@ -71,10 +71,27 @@ export type ImageBlock = z.infer<typeof ImageBlock>;
 export const ContentBlock = z.discriminatedUnion('type', [TextBlock, ImageBlock]);
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
+/** A content block of a type the protocol does not define (audio, resource, ...), kept as its type only. */
+export type UnknownBlock = { type: string };
+
+/**
+ * A block of `tool_result.content`: a well-formed text or image block, or a block of another type,
+ * kept as its type only so that it does not fail the whole result (the host shows a placeholder for
+ * it, as zot does). A malformed text or image block is an error.
+ */
+export const ResultBlock = z.looseObject({ type: z.string() }).transform((block, ctx): ContentBlock | UnknownBlock => {
+  if (block.type !== 'text' && block.type !== 'image') return { type: block.type };
+  const known = ContentBlock.safeParse(block);
+  if (known.success) return known.data;
+  for (const issue of known.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+export type ResultBlock = z.infer<typeof ResultBlock>;
+
 export const ToolResultFrame = z.object({
   type: z.literal('tool_result'),
   id: z.string(),
-  content: opt(z.array(ContentBlock)),
+  content: opt(z.array(ResultBlock)),
   is_error: opt(z.boolean()),
   activate_tools: opt(z.array(z.string())),
 });

@@ -148,7 +148,8 @@ export class TestHost {
       explicit,
       inMemory,
       callbacks,
-      timeouts: { hello: this.timeoutMs, ...options.timeouts },
+      // A test wants its extensions started or failed when start() returns: no late join.
+      timeouts: { hello: this.timeoutMs, helloJoin: this.timeoutMs, ...options.timeouts },
     });
   }
 

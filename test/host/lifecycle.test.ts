@@ -143,7 +143,28 @@ describe('start() with a mix of readiness behaviours', () => {
     expect(await host.runCommand('/legacy')).toEqual({ handled: false, name: 'legacy', args: '' });
     const result = await host.callTool('echo', {});
     expect(result.isError).toBe(true);
-    expect(result.failure?.code).toBe('UNKNOWN_TOOL');
+    // The tool existed: the host being stopped is the reason, not an unknown name.
+    expect(result.failure?.code).toBe('NOT_STARTED');
+    expect(result.content).toEqual([{ type: 'text', text: 'tool echo: the host is stopped' }]);
+  });
+});
+
+describe('before start() and with await using', () => {
+  it('callTool before start() answers NOT_STARTED; a command is not handled', async () => {
+    const { host } = kit.create({ explicit: [fixture('extensions/hello-sh')] });
+    expect(await host.callTool('echo', {})).toMatchObject({ isError: true, extension: undefined, failure: { code: 'NOT_STARTED', message: 'tool echo: the host is not started' } });
+    expect(await host.runCommand('/hello-sh')).toEqual({ handled: false, name: 'hello-sh', args: '' });
+  });
+
+  it('[Symbol.asyncDispose]() stops the host and its processes', async () => {
+    const { host } = kit.create({ explicit: [fixture('extensions/hello-sh')] });
+    const report = await host.start();
+    const pid = report.loaded[0]!.pid!;
+    expect(await isAlive(pid)).toBe(true);
+    const dispose: typeof Symbol.asyncDispose = (Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')) as typeof Symbol.asyncDispose;
+    await host[dispose]();
+    expect(await isAlive(pid)).toBe(false);
+    expect((await host.callTool('echo', {})).failure?.code).toBe('NOT_STARTED');
   });
 });
 
@@ -191,7 +212,8 @@ describe('start() with extensions that fail', () => {
         path.join(kit.dir, 'no-such-dir'),
         fixture('extensions/hello-sh'),
       ],
-      timeouts: { hello: 1500 },
+      // helloJoin at hello: no late join, so the silent one fails within start().
+      timeouts: { hello: 1500, helloJoin: 1500 },
     }));
     host.on('extension:state', (c) => states.push(`${c.name}:${c.previous ?? '-'}->${c.state}`));
     report = await host.start(); // must resolve: a bad extension never makes start() throw
@@ -277,5 +299,28 @@ describe('stop()', () => {
     await host.stop();
     await host.stop();
     expect(host.extensions()).toEqual([]);
+  });
+});
+
+describe('where start() looked', () => {
+  it('lists the searched directories, and says so in a diagnostic when it found nothing', async () => {
+    const cwd = path.join(kit.dir, 'empty-project');
+    const home = path.join(kit.dir, 'empty-home');
+    mkdirSync(cwd, { recursive: true });
+    const { host } = kit.create({ cwd, home, discover: true, explicit: [path.join(kit.dir, 'nothing-here')] });
+    const report = await host.start();
+    const searched = [path.join(kit.dir, 'nothing-here'), path.join(cwd, '.zot/extensions'), path.join(home, 'extensions')];
+    expect(report.loaded).toEqual([]);
+    expect(report.searched).toEqual(searched);
+    const none = report.diagnostics.find((d) => d.code === 'NO_EXTENSIONS');
+    expect(none).toMatchObject({ severity: 'info', message: `no extensions found; searched ${searched.join(', ')}` });
+    await host.stop();
+  });
+
+  it('names the explicit paths only with discover: false, and reports nothing when something was found', async () => {
+    const { host, report } = await kit.start({ explicit: [fixture('extensions/hello-sh')] });
+    expect(report.searched).toEqual([fixture('extensions/hello-sh')]);
+    expect(report.diagnostics.filter((d) => d.code === 'NO_EXTENSIONS')).toEqual([]);
+    await host.stop();
   });
 });

@@ -148,7 +148,8 @@ describe('extension -> host frames', () => {
       'tool_result image block data:5',
       ext('tool_result', { content: [{ type: 'image', mime_type: 'image/png', data: 5 }] }),
     ],
-    ['tool_result unknown block type', ext('tool_result', { content: [{ type: 'video', url: 'x' }] })],
+    ['tool_result block without type', ext('tool_result', { content: [{ text: 'x' }] })],
+    ['tool_result block type:1', ext('tool_result', { content: [{ type: 1 }] })],
     ['tool_result is_error:"true"', ext('tool_result', { is_error: 'true' })],
     ['tool_result activate_tools not an array', ext('tool_result', { activate_tools: 'weather' })],
     ['subscribe events not an array', ext('subscribe', { events: 'turn_start' })],
@@ -178,6 +179,11 @@ describe('extension -> host frames', () => {
 
   it.each(wrong)('rejects %s', (_label, frame) => {
     expect(ExtensionFrame.safeParse(frame).success).toBe(false);
+  });
+
+  it('keeps a content block of an unknown type as its type only, next to the others (the host shows a placeholder)', () => {
+    const frame = ExtensionFrame.parse(ext('tool_result', { content: [{ type: 'text', text: 'a' }, { type: 'video', url: 'x' }, { type: 'image', mime_type: 'image/png', data: 'AA==' }] }));
+    expect(frame).toMatchObject({ content: [{ type: 'text', text: 'a' }, { type: 'video' }, { type: 'image', mime_type: 'image/png', data: 'AA==' }] });
   });
 
   it('accepts a notify level outside the four named ones (the host maps it)', () => {

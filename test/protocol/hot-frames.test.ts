@@ -133,6 +133,8 @@ describe('hotFrame', () => {
       { type: 'tool_result', id: '1', content: null },
       { type: 'tool_result', id: '1', extra: 1 },
       { type: 'tool_result', id: '1', content: [{ type: 'text', text: 'x', extra: 1 }] },
+      // A block of an unknown type is valid (kept as its type only): the schema builds it.
+      { type: 'tool_result', id: '1', content: [{ type: 'text', text: 'x' }, { type: 'audio', data: 'AA==' }] },
       { type: 'tool_result', id: 1 },
       { type: 'tool_result' },
       { type: 'event_intercept_response', id: '1', block: null },
