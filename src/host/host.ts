@@ -17,6 +17,7 @@ import { NOTIFY_LEVELS, type NotifyLevel, PANEL_KEYS } from '../protocol/names.j
 import { VERSION } from '../version.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import { LoadedExtension } from './loaded-extension.js';
+import { oncePerBurst } from './once-per-burst.js';
 import { Registry } from './registry.js';
 import type {
   CommandInfo,
@@ -106,6 +107,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly diagnosticList: HostDiagnostic[] = [];
   private operation: Promise<unknown> = Promise.resolve();
   private announcing = false;
+  // One snapshot per burst of late registrations, not one per command (that was O(n^2)).
+  private readonly commandsChangedSoon = oncePerBurst(() => this.emit('commands:changed', this.commands()));
 
   constructor(options: ExtensionHostOptions = {}) {
     super();
@@ -431,7 +434,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const { conflict } = this.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
     ext.commands.set(key, { name, description });
     if (conflict !== undefined) this.recordConflict('command', `/${conflict.name}`, conflict.loser, conflict.winner);
-    if (ext.state === 'ready') this.emit('commands:changed', this.commands());
+    if (ext.state === 'ready') this.commandsChangedSoon();
   }
 
   private registerTool(ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
