@@ -27,7 +27,7 @@ const SCENARIOS = ['rtt', 'pipelined', 'large', 'payload', 'startup', 'intercept
 type Scenario = (typeof SCENARIOS)[number];
 
 const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenario,...>] [--runs <n>] [--host <which>]
-  --quick        smaller sizes, whole run under a minute
+  --quick        smaller sizes, whole run about a minute
   --json <file>  also write machine-readable results
   --only <list>  any of: ${SCENARIOS.join(', ')}
   --runs <n>     interleaved runs per scenario (default 5, --quick 3)
