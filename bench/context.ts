@@ -6,9 +6,15 @@ import { IMPLS, type Impl } from './report.js';
 export interface Sizes {
   /** Sequential small calls measured per run (round trip percentiles). */
   rttCalls: number;
-  /** Calls per pipelined run, and how many are kept in flight. */
+  /** Calls per pipelined run, and how many are kept in flight (one row pair per count). */
   pipelinedCalls: number;
-  inFlight: number;
+  inFlight: number[];
+  /** Untimed pipelined calls after each forced GC, before a timed block (see collect()). */
+  pipelinedRewarm: number;
+  /** The payload variant: sequential ~8 KiB mixed-args calls per run, pipelined ones, ~256 KiB ones. */
+  payloadCalls: number;
+  payloadPipelinedCalls: number;
+  largeArgsCalls: number;
   /** Sequential calls per run returning 64 KiB and 1 MiB. */
   calls64k: number;
   calls1m: number;
@@ -27,8 +33,11 @@ export interface Sizes {
   /** Subscribers and emits per run for fan-out. */
   fanoutSubscribers: number;
   fanoutEmits: number;
-  /** Idle extensions for the memory scenario. */
+  /** Extensions for the memory scenario, and the calls each answers before the second reading. */
   memoryExtensions: number;
+  memoryCalls: number;
+  /** Commands one extension registers after ready. */
+  lateCommands: number;
   /** Manifests for the discovery scenario. */
   manifests: number;
 }
@@ -36,7 +45,11 @@ export interface Sizes {
 export const FULL: Sizes = {
   rttCalls: 3000,
   pipelinedCalls: 30_000,
-  inFlight: 64,
+  inFlight: [64, 256],
+  pipelinedRewarm: 3000,
+  payloadCalls: 1000,
+  payloadPipelinedCalls: 5000,
+  largeArgsCalls: 30,
   calls64k: 200,
   calls1m: 30,
   startCounts: [1, 20, 50],
@@ -46,13 +59,19 @@ export const FULL: Sizes = {
   fanoutSubscribers: 20,
   fanoutEmits: 1000,
   memoryExtensions: 50,
+  memoryCalls: 100,
+  lateCommands: 5000,
   manifests: 1000,
 };
 
 export const QUICK: Sizes = {
   ...FULL,
   rttCalls: 600,
-  pipelinedCalls: 6000,
+  pipelinedCalls: 5000,
+  pipelinedRewarm: 1500,
+  payloadCalls: 200,
+  payloadPipelinedCalls: 600,
+  largeArgsCalls: 8,
   calls64k: 40,
   calls1m: 8,
   spawnRuns: 2,

@@ -14,6 +14,8 @@ export interface EchoOptions {
   intercept?: boolean | undefined;
   /** Events to subscribe to. @default [] */
   events?: readonly string[] | undefined;
+  /** Register command `flood`, which registers N more (see echo.mjs). @default false */
+  flood?: boolean | undefined;
 }
 
 export interface EchoExtension {
@@ -44,6 +46,7 @@ export class BenchWorkspace {
     const tool = options.tool ?? 'echo';
     const args = [ECHO, '--name', name, '--tool', tool];
     if (options.intercept === true) args.push('--intercept');
+    if (options.flood === true) args.push('--flood');
     if (options.events !== undefined && options.events.length > 0) args.push('--events', options.events.join(','));
     mkdirSync(dir, { recursive: true });
     const manifest = { name, version: '1.0.0', exec: process.execPath, args, language: 'javascript' };

@@ -17,6 +17,10 @@ export interface HostLike {
   stop(): Promise<void>;
   callTool(name: string, args: Record<string, unknown>): Promise<HostToolResult>;
   emit(event: { event: string; [key: string]: unknown }): void;
+  runCommand(input: string): Promise<{ handled: boolean; failure?: unknown }>;
+  commands(): readonly unknown[];
+  on(event: 'commands:changed', listener: (commands: readonly unknown[]) => void): unknown;
+  off(event: 'commands:changed', listener: (commands: readonly unknown[]) => void): unknown;
   intercepts: {
     toolCall(input: { toolId: string; toolName: string; args: Record<string, unknown> }): Promise<unknown>;
   };

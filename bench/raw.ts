@@ -2,6 +2,10 @@
  * The RAW BASELINE: the least a host can do to talk NDJSON to a child. JSON.stringify + write, a
  * byte LF splitter, JSON.parse once, a pending Map keyed by counter ids. No validation, no timers,
  * no backpressure handling, no logging. Every host column is divided by this one.
+ *
+ * With `coalesce`, the COALESCING BASELINE: the same, but the lines of one tick are collected and
+ * written in one write() in a microtask at its end, as the host batches its own writes (one write
+ * and one wake-up of the child per tick instead of one per request).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -12,7 +16,11 @@ export interface RawSpawnOptions {
   command: string;
   args: readonly string[];
   cwd?: string | undefined;
+  /** Write the lines of one tick in one write() at its end. @default false */
+  coalesce?: boolean | undefined;
 }
+
+const RESOLVED = Promise.resolve();
 
 export class RawPeer {
   private readonly pending = new Map<string, Waiter>();
@@ -21,8 +29,13 @@ export class RawPeer {
   private seq = 0;
   private exited = false;
   private readonly exit: Promise<void>;
+  private queued: string[] = [];
+  private flushScheduled = false;
 
-  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly coalesce: boolean,
+  ) {
     child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     this.exit = new Promise((resolve) => {
       child.once('exit', () => {
@@ -46,7 +59,7 @@ export class RawPeer {
       stdio: ['pipe', 'pipe', 'ignore'],
       detached: true,
     }) as unknown as ChildProcessWithoutNullStreams;
-    const peer = new RawPeer(child);
+    const peer = new RawPeer(child, options.coalesce === true);
     const failed = new Promise<never>((_, reject) => child.once('error', reject));
     await Promise.race([peer.waitFor('hello'), failed]);
     return peer;
@@ -64,13 +77,27 @@ export class RawPeer {
   }
 
   send(frame: Frame): void {
-    this.child.stdin.write(`${JSON.stringify(frame)}\n`);
+    this.writeLine(`${JSON.stringify(frame)}\n`);
   }
 
   /** Writes an already encoded line (fan-out: encode once, write to each). */
   writeLine(line: string): void {
-    this.child.stdin.write(line);
+    if (!this.coalesce) {
+      this.child.stdin.write(line);
+      return;
+    }
+    this.queued.push(line);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    void RESOLVED.then(this.flush);
   }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const lines = this.queued;
+    this.queued = [];
+    this.child.stdin.write(lines.length === 1 ? (lines[0] as string) : lines.join(''));
+  };
 
   /** Sends `frame` (it gets a fresh counter id) and resolves with the frame that answers it. */
   request(frame: Frame): Promise<Frame> {
@@ -78,7 +105,7 @@ export class RawPeer {
     frame.id = id;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.child.stdin.write(`${JSON.stringify(frame)}\n`);
+      this.writeLine(`${JSON.stringify(frame)}\n`);
     });
   }
 

@@ -1,15 +1,19 @@
 /** Result rows, target checks, the printed table and the --json document. */
 import { formatRatio, formatSummary, pairedRatios, summarize, type Summary } from './stats.js';
 
-export const IMPLS = ['raw', 'host', 'mcp'] as const;
+/** raw: one write() per request; coalesced: the raw loop writing each tick's lines in one write(). */
+export const IMPLS = ['raw', 'coalesced', 'host', 'mcp'] as const;
 export type Impl = (typeof IMPLS)[number];
 
-/** Medians across runs, and the median paired host/raw ratio. */
+/** Medians across runs, and the median paired ratios host/raw, host/coalesced and host/mcp. */
 export interface Medians {
   raw?: number | undefined;
+  coalesced?: number | undefined;
   host?: number | undefined;
   mcp?: number | undefined;
   ratio?: number | undefined;
+  ratioCoalesced?: number | undefined;
+  ratioMcp?: number | undefined;
 }
 
 export interface Target {
@@ -30,7 +34,7 @@ export interface Row {
 }
 
 export function emptyValues(): Record<Impl, number[]> {
-  return { raw: [], host: [], mcp: [] };
+  return { raw: [], coalesced: [], host: [], mcp: [] };
 }
 
 /** Checks that all hold; undefined if any cannot be decided. */
@@ -50,9 +54,13 @@ export interface EvaluatedRow {
   metric: string;
   unit: string;
   raw: (Summary & { values: number[] }) | null;
+  coalesced: (Summary & { values: number[] }) | null;
   host: (Summary & { values: number[] }) | null;
   mcp: (Summary & { values: number[] }) | null;
+  /** host/raw, host/coalesced and host/mcp: medians of the per-run ratios. */
   ratio: Summary | null;
+  ratioCoalesced: Summary | null;
+  ratioMcp: Summary | null;
   target: string | null;
   pass: boolean | null;
   detail: Record<string, number[]> | null;
@@ -64,35 +72,52 @@ export function evaluate(row: Row): EvaluatedRow {
     return summary === undefined ? null : { ...summary, values: row.values[impl] };
   };
   const raw = s('raw');
+  const coalesced = s('coalesced');
   const host = s('host');
   const mcp = s('mcp');
   const ratio = summarize(pairedRatios(row.values.host, row.values.raw)) ?? null;
-  const medians: Medians = { raw: raw?.median, host: host?.median, mcp: mcp?.median, ratio: ratio?.median };
+  const ratioCoalesced = summarize(pairedRatios(row.values.host, row.values.coalesced)) ?? null;
+  const ratioMcp = summarize(pairedRatios(row.values.host, row.values.mcp)) ?? null;
+  const medians: Medians = {
+    raw: raw?.median,
+    coalesced: coalesced?.median,
+    host: host?.median,
+    mcp: mcp?.median,
+    ratio: ratio?.median,
+    ratioCoalesced: ratioCoalesced?.median,
+    ratioMcp: ratioMcp?.median,
+  };
   const pass = row.target?.check(medians);
   return {
     scenario: row.scenario,
     metric: `${row.metric} (${row.unit})`,
     unit: row.unit,
     raw,
+    coalesced,
     host,
     mcp,
     ratio,
+    ratioCoalesced,
+    ratioMcp,
     target: row.target?.text ?? null,
     pass: pass ?? null,
     detail: row.detail ?? null,
   };
 }
 
-/** A plain-text table: scenario, metric, raw, host, mcp, host/raw, target, pass. */
+/** A plain-text table: scenario, metric, the columns, the ratios, target, pass. */
 export function renderTable(rows: readonly EvaluatedRow[]): string {
-  const header = ['scenario', 'metric', 'raw', 'host', 'mcp', 'host/raw', 'target', 'pass'];
+  const header = ['scenario', 'metric', 'raw', 'coalesced', 'host', 'mcp', 'host/raw', 'host/coalesced', 'host/mcp', 'target', 'pass'];
   const body = rows.map((r) => [
     r.scenario,
     r.metric,
     r.raw === null ? '-' : formatSummary(r.raw),
+    r.coalesced === null ? '-' : formatSummary(r.coalesced),
     formatSummary(r.host ?? undefined),
     r.mcp === null ? '-' : formatSummary(r.mcp),
     formatRatio(r.ratio ?? undefined),
+    formatRatio(r.ratioCoalesced ?? undefined),
+    formatRatio(r.ratioMcp ?? undefined),
     r.target ?? '(info)',
     r.target === null ? '' : r.pass === null ? 'n/a' : r.pass ? 'pass' : 'FAIL',
   ]);

@@ -15,6 +15,7 @@ import { BenchWorkspace } from './extensions.js';
 import { loadHost } from './host.js';
 import { evaluate, renderTable, type Row } from './report.js';
 import { runCalls, type CallScenario } from './scenarios/calls.js';
+import { runCommands } from './scenarios/commands.js';
 import { runFanout } from './scenarios/fanout.js';
 import { runImports } from './scenarios/imports.js';
 import { runIntercept } from './scenarios/intercept.js';
@@ -22,11 +23,11 @@ import { runManifests } from './scenarios/manifests.js';
 import { runMemory } from './scenarios/memory.js';
 import { runStartup } from './scenarios/startup.js';
 
-const SCENARIOS = ['rtt', 'pipelined', 'large', 'startup', 'intercept', 'fanout', 'memory', 'discovery', 'import'] as const;
+const SCENARIOS = ['rtt', 'pipelined', 'large', 'payload', 'startup', 'intercept', 'fanout', 'memory', 'commands', 'discovery', 'import'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenario,...>] [--runs <n>] [--host <which>]
-  --quick        smaller sizes, whole run under a minute
+  --quick        smaller sizes, whole run about a minute
   --json <file>  also write machine-readable results
   --only <list>  any of: ${SCENARIOS.join(', ')}
   --runs <n>     interleaved runs per scenario (default 5, --quick 3)
@@ -98,12 +99,13 @@ async function main(): Promise<void> {
     ctx.progress(`${name} done in ${(elapsedMs(t0) / 1e3).toFixed(1)} s`);
   };
   try {
-    const calls = (['rtt', 'pipelined', 'large'] as const).filter((s) => options.only.has(s));
+    const calls = (['rtt', 'pipelined', 'large', 'payload'] as const).filter((s) => options.only.has(s));
     if (calls.length > 0) await stage('calls', () => runCalls(ctx, new Set<CallScenario>(calls)));
     if (options.only.has('startup')) await stage('startup', () => runStartup(ctx));
     if (options.only.has('intercept')) await stage('intercept', () => runIntercept(ctx));
     if (options.only.has('fanout')) await stage('fan-out', () => runFanout(ctx));
     if (options.only.has('memory')) await stage('memory', () => runMemory(ctx));
+    if (options.only.has('commands')) await stage('commands', () => runCommands(ctx));
     if (options.only.has('discovery')) await stage('discovery', () => runManifests(ctx));
     if (options.only.has('import')) await stage('import', () => runImports(ctx));
   } finally {
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `node ${meta.node}, ${meta.platform}, ${meta.cpu}`,
-    `${meta.mode} mode, ${meta.runs} interleaved runs; values are median [min-max] across runs; host/raw is the median of per-run ratios`,
+    `${meta.mode} mode, ${meta.runs} interleaved runs; values are median [min-max] across runs; host/raw, host/coalesced, host/mcp are medians of per-run ratios`,
     `host: ${meta.host}; CPU time: ${meta.cpuTime}`,
     '',
     renderTable(evaluated),

@@ -2,11 +2,13 @@
 // The benchmark child: a minimal zot extension. The raw baseline and our host both drive this
 // same program, so any difference between them is the host's.
 //
-//   node echo.mjs [--name echo] [--tool echo] [--intercept] [--events turn_start,turn_end]
+//   node echo.mjs [--name echo] [--tool echo] [--intercept] [--events turn_start,turn_end] [--flood]
 //
 // hello -> (hello_ack) -> register_tool, subscribe?, ready. tool_call -> tool_result whose text is
 // JSON.stringify(args), or N bytes of "x" for args {size: N}. event_intercept -> allow ({}).
 // event -> ignored. shutdown -> shutdown_ack, exit. Lines are split on LF bytes (no readline).
+// --flood: also registers command `flood`; `/flood N` registers commands c1..cN (after ready), then
+// answers noop, all in one write.
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(name);
@@ -18,6 +20,7 @@ const option = (name, fallback) => {
 const name = option('--name', 'echo');
 const tool = option('--tool', 'echo');
 const intercept = flag('--intercept');
+const flood = flag('--flood');
 const events = option('--events', '')
   .split(',')
   .filter((e) => e.length > 0);
@@ -50,6 +53,7 @@ function handle(msg) {
         description: 'Echoes its args as JSON, or returns `size` bytes of text.',
         schema: { type: 'object', properties: { size: { type: 'integer' } } },
       })}\n`;
+      if (flood) batch += '{"type":"register_command","name":"flood","description":"registers N commands"}\n';
       if (intercept || events.length > 0) {
         batch += `${JSON.stringify({ type: 'subscribe', events, intercept: intercept ? ['tool_call'] : [] })}\n`;
       }
@@ -66,6 +70,10 @@ function handle(msg) {
       batch += `${JSON.stringify({ type: 'event_intercept_response', id: msg.id })}\n`;
       return;
     case 'command_invoked':
+      if (flood && msg.name === 'flood') {
+        const n = Number.parseInt(String(msg.args), 10) || 0;
+        for (let i = 1; i <= n; i++) batch += `{"type":"register_command","name":"c${i}","description":"command ${i}"}\n`;
+      }
       batch += `${JSON.stringify({ type: 'command_response', id: msg.id, action: 'noop' })}\n`;
       return;
     case 'shutdown':

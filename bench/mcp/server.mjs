@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The peer's child: a minimal MCP stdio server (the official TypeScript SDK) with one `echo` tool
-// that behaves like bench/children/echo.mjs: the JSON of its args, or `size` bytes of "x".
+// that behaves like bench/children/echo.mjs: the JSON of its args ({x}, {payload}), or `size` bytes of "x".
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -20,7 +20,8 @@ server.registerTool(
   'echo',
   {
     description: 'Echoes its args as JSON, or returns `size` bytes of text.',
-    inputSchema: { x: z.number().optional(), size: z.number().int().nonnegative().optional() },
+    // payload: the bench's JSON-escape / non-ASCII / large-argument variant, echoed back as is.
+    inputSchema: { x: z.number().optional(), size: z.number().int().nonnegative().optional(), payload: z.any().optional() },
   },
   async (args) => ({
     content: [{ type: 'text', text: typeof args.size === 'number' ? filler(args.size) : JSON.stringify(args) }],

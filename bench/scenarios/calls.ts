@@ -1,16 +1,19 @@
 /**
- * Tool calls through one extension: small round trip (one at a time), pipelined (64 in flight),
- * and 64 KiB / 1 MiB results. Each implementation keeps one session open for the whole scenario;
- * measurement blocks alternate between them run after run (A/B/A/B), so drift on a shared machine
- * lands on every column alike.
+ * Tool calls through one extension: small round trip (one at a time, and its parent CPU per call),
+ * pipelined (64 and 256 in flight), 64 KiB / 1 MiB results, and the payload variant (arguments
+ * with JSON escapes, non-ASCII text, and large ones). Each implementation keeps one session open
+ * for the whole scenario; measurement blocks alternate between them run after run (A/B/A/B), so
+ * drift on a shared machine lands on every column alike. Two raw baselines: `raw` writes once per
+ * request, `coalesced` once per tick (as the host does).
  */
 import { collect, elapsedMs, guarded, nowNs, order, type BenchContext } from '../context.js';
 import { cpuTimeNs } from '../cpu.js';
 import { hostCall, startHost } from '../host.js';
 import { McpEcho } from '../mcp/client.js';
+import { jsonBytes, mixedArgs } from '../payloads.js';
 import { RawPeer } from '../raw.js';
 import { all, cmp, emptyValues, IMPLS, type Impl, type Row } from '../report.js';
-import { percentile } from '../stats.js';
+import { formatNumber, percentile } from '../stats.js';
 
 type Args = Record<string, unknown>;
 interface Session {
@@ -22,11 +25,19 @@ const SMALL: Args = { x: 1 };
 const SMALL_TEXT = JSON.stringify(SMALL);
 const KIB64 = 64 * 1024;
 const MIB1 = 1024 * 1024;
+/** The payload variant: ~8 KiB of mixed arguments for round trips and pipelining, ~256 KiB large. */
+const MIXED = mixedArgs(8 * 1024);
+const MIXED_LENGTH = JSON.stringify(MIXED).length;
+const MIXED_LARGE = mixedArgs(256 * 1024);
+const MIXED_LARGE_LENGTH = JSON.stringify(MIXED_LARGE).length;
+const kib = (args: Args) => `${formatNumber(jsonBytes(args) / 1024)} KiB`;
 
-export type CallScenario = 'rtt' | 'pipelined' | 'large';
+export type CallScenario = 'rtt' | 'pipelined' | 'large' | 'payload';
 
 /** Small round trips per turn of a session (see the rtt block). */
 const RTT_CHUNK = 50;
+/** One call at a time gains nothing from coalescing: the large rows compare raw, host and mcp. */
+const ONE_WRITER: readonly Impl[] = ['raw', 'host', 'mcp'];
 
 async function open(impl: Impl, ctx: BenchContext): Promise<Session | undefined> {
   if (impl === 'mcp') {
@@ -34,8 +45,8 @@ async function open(impl: Impl, ctx: BenchContext): Promise<Session | undefined>
     return { call: (args) => mcp.call(args), close: () => mcp.close() };
   }
   const ext = ctx.workspace.extension();
-  if (impl === 'raw') {
-    const peer = await RawPeer.spawn({ command: ext.command, args: ext.args, cwd: ext.dir });
+  if (impl === 'raw' || impl === 'coalesced') {
+    const peer = await RawPeer.spawn({ command: ext.command, args: ext.args, cwd: ext.dir, coalesce: impl === 'coalesced' });
     await peer.handshake();
     return { call: (args) => peer.call('echo', args), close: () => peer.close() };
   }
@@ -57,14 +68,14 @@ async function sequential(session: Session, count: number, args: Args, expectLen
 }
 
 /** Keeps `inFlight` calls outstanding until `total` have been answered. */
-function pipeline(session: Session, total: number, inFlight: number): Promise<void> {
+function pipeline(session: Session, total: number, inFlight: number, args: Args = SMALL): Promise<void> {
   return new Promise((resolve, reject) => {
     let issued = 0;
     let done = 0;
     const next = (): void => {
       if (issued >= total) return;
       issued++;
-      session.call(SMALL).then(() => {
+      session.call(args).then(() => {
         if (++done === total) resolve();
         else next();
       }, reject);
@@ -86,8 +97,13 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
         // Warm-up: JIT on both sides (Node's stream internals included), buffers grown. Small round
         // trips keep getting faster for ~2,000 calls here (fewer leave the first timed blocks ramping).
         await sequential(session, 2000, SMALL, SMALL_TEXT.length);
-        await pipeline(session, 3000, sizes.inFlight);
+        for (const inFlight of sizes.inFlight) await pipeline(session, 3000, inFlight);
         await sequential(session, 3, { size: MIB1 }, MIB1);
+        if (selected.has('payload')) {
+          await sequential(session, 200, MIXED, MIXED_LENGTH);
+          await pipeline(session, Math.min(1000, sizes.payloadPipelinedCalls), 64, MIXED);
+          await sequential(session, 3, MIXED_LARGE, MIXED_LARGE_LENGTH);
+        }
       });
     }
 
@@ -129,12 +145,13 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       args: Args,
       expectLength: number,
       perRun: (samples: ReadonlyMap<Impl, number[]>) => void,
+      impls: readonly Impl[] = IMPLS,
     ) => {
       for (let run = 0; run < ctx.runs; run++) {
         const samples = new Map<Impl, number[]>();
         const turnsPerRun = Math.ceil(calls / chunk);
         for (let turn = 0; turn < turnsPerRun; turn++) {
-          for (const impl of order(run + turn)) {
+          for (const impl of order(run + turn, impls)) {
             const session = sessions.get(impl);
             if (session === undefined) continue;
             await guarded(ctx, label, impl, disabled, async () => {
@@ -149,17 +166,57 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       }
     };
 
-    const rows: Row[] = [];
-    if (selected.has('rtt')) {
+    /** p50 and p99 in us of each run's samples. */
+    const latency = () => {
       const p50 = emptyValues();
       const p99 = emptyValues();
-      // The sessions take turns every RTT_CHUNK calls within a run (see turns()).
-      await turns('small round trip', sizes.rttCalls, RTT_CHUNK, SMALL, SMALL_TEXT.length, (samples) => {
+      const perRun = (samples: ReadonlyMap<Impl, number[]>) => {
         for (const [impl, values] of samples) {
           p50[impl].push(percentile(values, 50) / 1e3);
           p99[impl].push(percentile(values, 99) / 1e3);
         }
+      };
+      return { p50, p99, perRun };
+    };
+
+    /**
+     * Parent CPU per call of `calls` calls, one block per run and session. The CPU time is read
+     * around the block, not per call (a reading costs tens of microseconds).
+     */
+    const cpuPerCall = async (
+      label: string,
+      calls: number,
+      run: (session: Session) => Promise<unknown>,
+      rewarm: (session: Session) => Promise<unknown>,
+      gc = true,
+    ) => {
+      const cpu = emptyValues();
+      const rate = emptyValues();
+      // Throughput blocks must not pay for the previous block's garbage: GC, then re-warm.
+      await rounds(label, { gc, rewarm }, async (session, impl) => {
+        const cpu0 = cpuTimeNs();
+        const t0 = nowNs();
+        await run(session);
+        const ms = elapsedMs(t0);
+        cpu[impl].push(Number(cpuTimeNs() - cpu0) / 1e3 / calls);
+        rate[impl].push(calls / (ms / 1e3));
       });
+      return { cpu, rate };
+    };
+
+    const rows: Row[] = [];
+    if (selected.has('rtt')) {
+      const { p50, p99, perRun } = latency();
+      // The sessions take turns every RTT_CHUNK calls within a run (see turns()).
+      await turns('small round trip', sizes.rttCalls, RTT_CHUNK, SMALL, SMALL_TEXT.length, perRun);
+      const { cpu } = await cpuPerCall(
+        'small round trip CPU',
+        sizes.rttCalls,
+        (session) => sequential(session, sizes.rttCalls, SMALL, SMALL_TEXT.length),
+        (session) => sequential(session, 500, SMALL, SMALL_TEXT.length),
+        // As for the p50: no forced GC (its deoptimizations would be what a short block measures).
+        false,
+      );
       rows.push({
         scenario: 'small round trip',
         metric: 'p50',
@@ -171,39 +228,35 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
         },
       });
       rows.push({ scenario: 'small round trip', metric: 'p99', unit: 'us', values: p99 });
+      rows.push({ scenario: 'small round trip', metric: 'parent CPU', unit: 'us/call', values: cpu });
     }
     if (selected.has('pipelined')) {
-      const rate = emptyValues();
-      const cpu = emptyValues();
-      // CPU per call must not include the previous block's garbage: GC, then re-warm.
-      const options = { gc: true, rewarm: (session: Session) => pipeline(session, 3000, sizes.inFlight) };
-      await rounds('pipelined', options, async (session, impl) => {
-        const cpu0 = cpuTimeNs();
-        const t0 = nowNs();
-        await pipeline(session, sizes.pipelinedCalls, sizes.inFlight);
-        const ms = elapsedMs(t0);
-        const cpuNs = Number(cpuTimeNs() - cpu0);
-        rate[impl].push(sizes.pipelinedCalls / (ms / 1e3));
-        cpu[impl].push(cpuNs / 1e3 / sizes.pipelinedCalls);
-      });
-      const scenario = `pipelined, ${sizes.inFlight} in flight`;
-      rows.push({
-        scenario,
-        metric: 'throughput',
-        unit: 'replies/s',
-        values: rate,
-        target: {
-          text: '>= 0.90x raw; >= 4x mcp',
-          check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
-        },
-      });
-      rows.push({
-        scenario,
-        metric: 'parent CPU',
-        unit: 'us/call',
-        values: cpu,
-        target: { text: '<= raw + 1.5 us', check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5) },
-      });
+      for (const inFlight of sizes.inFlight) {
+        const { cpu, rate } = await cpuPerCall(
+          `pipelined ${inFlight}`,
+          sizes.pipelinedCalls,
+          (session) => pipeline(session, sizes.pipelinedCalls, inFlight),
+          (session) => pipeline(session, sizes.pipelinedRewarm, inFlight),
+        );
+        const scenario = `pipelined, ${inFlight} in flight`;
+        rows.push({
+          scenario,
+          metric: 'throughput',
+          unit: 'replies/s',
+          values: rate,
+          target: {
+            text: '>= 0.90x raw; >= 4x mcp',
+            check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
+          },
+        });
+        rows.push({
+          scenario,
+          metric: 'parent CPU',
+          unit: 'us/call',
+          values: cpu,
+          target: { text: '<= raw + 1.5 us', check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5) },
+        });
+      }
     }
     if (selected.has('large')) {
       const big64 = emptyValues();
@@ -213,8 +266,8 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
       const p50ms = (into: Record<Impl, number[]>) => (samples: ReadonlyMap<Impl, number[]>) => {
         for (const [impl, values] of samples) into[impl].push(percentile(values, 50) / 1e6);
       };
-      await turns('64 KiB result', sizes.calls64k, 1, { size: KIB64 }, KIB64, p50ms(big64));
-      await turns('1 MiB result', sizes.calls1m, 1, { size: MIB1 }, MIB1, p50ms(big1m));
+      await turns('64 KiB result', sizes.calls64k, 1, { size: KIB64 }, KIB64, p50ms(big64), ONE_WRITER);
+      await turns('1 MiB result', sizes.calls1m, 1, { size: MIB1 }, MIB1, p50ms(big1m), ONE_WRITER);
       rows.push({ scenario: '64 KiB result', metric: 'round trip p50', unit: 'ms', values: big64 });
       rows.push({
         scenario: '1 MiB result',
@@ -223,6 +276,27 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
         values: big1m,
         target: { text: '<= 1.10x raw', check: (m) => cmp(m.ratio, '<=', 1.1) },
       });
+    }
+    if (selected.has('payload')) {
+      const { p50, p99, perRun } = latency();
+      await turns('mixed args round trip', sizes.payloadCalls, RTT_CHUNK, MIXED, MIXED_LENGTH, perRun);
+      const { cpu, rate } = await cpuPerCall(
+        'mixed args pipelined',
+        sizes.payloadPipelinedCalls,
+        (session) => pipeline(session, sizes.payloadPipelinedCalls, 64, MIXED),
+        (session) => pipeline(session, Math.min(1000, sizes.payloadPipelinedCalls), 64, MIXED),
+      );
+      const large = emptyValues();
+      await turns('large mixed args', sizes.largeArgsCalls, 1, MIXED_LARGE, MIXED_LARGE_LENGTH, (samples) => {
+        for (const [impl, values] of samples) large[impl].push(percentile(values, 50) / 1e6);
+      }, ONE_WRITER);
+      const small = `round trip, ${kib(MIXED)} mixed args`;
+      rows.push({ scenario: small, metric: 'p50', unit: 'us', values: p50 });
+      rows.push({ scenario: small, metric: 'p99', unit: 'us', values: p99 });
+      const piped = `pipelined, 64 in flight, ${kib(MIXED)} mixed args`;
+      rows.push({ scenario: piped, metric: 'throughput', unit: 'replies/s', values: rate });
+      rows.push({ scenario: piped, metric: 'parent CPU', unit: 'us/call', values: cpu });
+      rows.push({ scenario: `round trip, ${kib(MIXED_LARGE)} mixed args`, metric: 'p50', unit: 'ms', values: large });
     }
     return rows;
   } finally {

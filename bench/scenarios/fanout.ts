@@ -1,16 +1,19 @@
 /**
- * Event fan-out: the synchronous time of one emit() to N subscribed extensions, i.e. what the
- * caller's turn loop pays. Raw: encode once, write the line to each child. Both sides stay up for
- * all runs; the timed blocks alternate.
+ * Event fan-out to N subscribed extensions: the synchronous time of one emit(), i.e. what the
+ * caller's turn loop pays, and the parent CPU per emit including the writes it defers (the host
+ * queues its lines and writes them in a microtask; the CPU is read around a batch of emits, each
+ * followed by a setImmediate turn, by which the deferred writes have run). Raw: encode once, write
+ * the line to each child. Both sides stay up for all runs; the timed blocks alternate.
  */
 import { collect, guarded, nowNs, order, turn, type BenchContext } from '../context.js';
+import { cpuTimeNs } from '../cpu.js';
 import { startFleet } from '../fleet.js';
 import { cmp, emptyValues, type Impl, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
 const IMPLS: readonly Impl[] = ['raw', 'host'];
 
-async function timeEmits(count: number, emit: (step: number) => void): Promise<number[]> {
+async function timeEmits(count: number, emit: (step: number) => void): Promise<{ samples: number[]; cpuNs: number }> {
   collect();
   // Warm up after the GC (see collect()).
   for (let i = 0; i < 100; i++) {
@@ -25,7 +28,13 @@ async function timeEmits(count: number, emit: (step: number) => void): Promise<n
     // Let the writes reach the pipes, as they would between turns.
     await turn();
   }
-  return samples;
+  // The same again untimed per emit, with the CPU read around the batch: emit + flush + one turn each.
+  const cpu0 = cpuTimeNs();
+  for (let i = 0; i < count; i++) {
+    emit(i);
+    await turn();
+  }
+  return { samples, cpuNs: Number(cpuTimeNs() - cpu0) / count };
 }
 
 export async function runFanout(ctx: BenchContext): Promise<Row[]> {
@@ -34,6 +43,7 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
   const extensions = ctx.workspace.extensions(n, { events: ['turn_start'] });
   const p50 = emptyValues();
   const p99 = emptyValues();
+  const cpu = emptyValues();
   const disabled = new Set<Impl>();
   const fleet = await startFleet(ctx, label, extensions, disabled);
   const { peers, host } = fleet;
@@ -44,6 +54,7 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
         for (const peer of peers) peer.writeLine(line);
       },
       host: host === undefined ? undefined : (step) => host?.emit({ event: 'turn_start', step }),
+      coalesced: undefined,
       mcp: undefined,
     };
     for (let run = 0; run < ctx.runs; run++) {
@@ -51,9 +62,10 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
         const emit = emitters[impl];
         if (emit === undefined) continue;
         await guarded(ctx, label, impl, disabled, async () => {
-          const samples = await timeEmits(ctx.sizes.fanoutEmits, emit);
+          const { samples, cpuNs } = await timeEmits(ctx.sizes.fanoutEmits, emit);
           p50[impl].push(percentile(samples, 50) / 1e3);
           p99[impl].push(percentile(samples, 99) / 1e3);
+          cpu[impl].push(cpuNs / 1e3);
         });
       }
       ctx.progress(`${label}: run ${run + 1}/${ctx.runs}`);
@@ -65,5 +77,6 @@ export async function runFanout(ctx: BenchContext): Promise<Row[]> {
   return [
     { scenario, metric: 'emit() p50', unit: 'us', values: p50, target: { text: '< 50 us', check: (m) => cmp(m.host, '<', 50) } },
     { scenario, metric: 'emit() p99', unit: 'us', values: p99 },
+    { scenario, metric: 'parent CPU incl. deferred writes', unit: 'us/emit', values: cpu },
   ];
 }

@@ -71,6 +71,7 @@ export async function runIntercept(ctx: BenchContext): Promise<Row[]> {
             : async (i) => {
                 await host?.intercepts.toolCall({ toolId: `t${i}`, toolName: 'bash', args: ARGS });
               },
+        coalesced: undefined,
         mcp: undefined,
       };
       // N single round trips through the host: one small tool call to each of the same children.

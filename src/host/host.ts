@@ -24,6 +24,7 @@ import { ClosedPanels } from './closed-panels.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { noExtensions, searchedDirs } from './searched.js';
 import { LoadedExtension } from './loaded-extension.js';
+import { oncePerBurst } from './once-per-burst.js';
 import { Registry } from './registry.js';
 import { toolContent } from './tool-result.js';
 import type {
@@ -118,6 +119,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private readonly interceptWarnings = new InterceptWarnings();
   private searched: string[] = [];
   private announcing = false;
+  // One snapshot per burst of late registrations, not one per command (that was O(n^2)).
+  private readonly commandsChangedSoon = oncePerBurst(() => this.emit('commands:changed', this.commands()));
 
   constructor(options: ExtensionHostOptions = {}) {
     super();
@@ -480,7 +483,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const { conflict } = this.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
     ext.commands.set(key, { name, description });
     if (conflict !== undefined) this.recordConflict('command', `/${conflict.name}`, conflict.loser, conflict.winner);
-    if (ext.state === 'ready') this.emit('commands:changed', this.commands());
+    if (ext.state === 'ready') this.commandsChangedSoon();
   }
 
   private registerTool(ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { StartReport } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit, textOf, waitUntil } from './helpers.js';
+import { type Recorder, hostKit, nextEvent, textOf, waitUntil } from './helpers.js';
 
 const kit = hostKit();
 
@@ -185,5 +185,29 @@ describe('conflicts: built-ins first, then load order, never arrival time', () =
       const log = await readFile(logPath, 'utf8');
       return messages.every((m) => log.includes(m));
     });
+  });
+});
+
+describe('commands registered after ready', () => {
+  let host: ExtensionHost;
+
+  beforeAll(async () => {
+    let report: StartReport;
+    ({ host, report } = await kit.start({ explicit: [fixture('faults/command-flood')] }));
+    expect(report.failed).toEqual([]);
+  });
+
+  it('announces a burst of 5,000 registrations in one or a few commands:changed, with all of them', async () => {
+    const emissions: number[] = [];
+    host.on('commands:changed', (commands) => emissions.push(commands.length));
+    const all = nextEvent(host, 'commands:changed', (commands) => commands.length === 5001);
+    expect(await host.runCommand('/flood 5000')).toMatchObject({ handled: true, action: 'noop' });
+    const announced = await all;
+    expect(announced.map((c) => c.name)).toEqual(['flood', ...Array.from({ length: 5000 }, (_, i) => `c${i + 1}`)]);
+    expect(host.commands()).toHaveLength(5001);
+    // One per stdout chunk the registrations arrive in (a 64 KiB pipe read holds ~1,000), not one per command.
+    expect(emissions.length).toBeGreaterThanOrEqual(1);
+    expect(emissions.length).toBeLessThanOrEqual(50);
+    expect(emissions.at(-1)).toBe(5001);
   });
 });
