@@ -1,6 +1,13 @@
 import { ExtensionHostError } from '../errors.js';
+import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
-import type { ExtensionInfo, ExtensionState, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+import type { ExtensionInfo, ExtensionState, HostDiagnostic, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+
+/** A host diagnostic about an extension, as its limiter carries it. */
+export interface LimitedDiagnostic {
+  d: HostDiagnostic;
+  log: boolean;
+}
 
 /** The host's record of one extension: its connection, state and what it registered. */
 export class LoadedExtension {
@@ -20,6 +27,8 @@ export class LoadedExtension {
   private resolveSettled!: () => void;
   readonly startedAt = performance.now();
   lastFrameAt = 0;
+  /** The host's own diagnostics about this extension (the process limits its own). */
+  readonly diagnostics: DiagnosticLimiter<LimitedDiagnostic>;
 
   constructor(
     readonly name: string,
@@ -27,7 +36,9 @@ export class LoadedExtension {
     readonly source: ExtensionInfo['source'],
     readonly order: number,
     readonly process: ExtensionProcess,
+    emitDiagnostic: (code: string, message: string, detail: LimitedDiagnostic) => void,
   ) {
+    this.diagnostics = new DiagnosticLimiter({ emit: emitDiagnostic });
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
     });
