@@ -57,11 +57,15 @@ export interface SpawnChildOptions {
   stderrFd: number;
 }
 
+/** How long a spawn that failed before creating its pipes may take to report why. */
+const SPAWN_ERROR_WAIT_MS = 1000;
+
 /**
  * Starts an extension as the leader of its own process group (POSIX), so that shutdown reaches
- * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file.
+ * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file. Rejects
+ * with the spawn error (its `code` the errno, e.g. EMFILE) when no process could be started.
  */
-export function spawnChild(options: SpawnChildOptions): ChildHandle {
+export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandle> {
   if (spawn === undefined) throw new Error('spawnChild() before loadSpawn()');
   const child: ChildProcess = spawn(options.command, [...options.args], {
     cwd: options.cwd,
@@ -85,10 +89,19 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
     spawnError = error;
     for (const listener of errorListeners) listener(error);
   });
+  const { stdin, stdout } = child;
+  if (stdin == null || stdout == null) {
+    // spawn() failed before the pipes existed (EMFILE, ENFILE, EAGAIN): its error follows in a tick.
+    throw await new Promise<Error>((resolve) => {
+      if (spawnError !== undefined) resolve(spawnError);
+      errorListeners.push(resolve);
+      setTimeout(() => resolve(new Error('spawn failed without reporting why')), SPAWN_ERROR_WAIT_MS).unref();
+    });
+  }
   return {
     pid,
-    stdin: child.stdin!,
-    stdout: child.stdout!,
+    stdin,
+    stdout,
     kill(signal) {
       if (pid === undefined) return;
       if (POSIX) {

@@ -221,6 +221,15 @@ function fail(entry: Pending, error: ExtensionHostError): void {
   entry.resolve(value);
 }
 
+/** A spawn error as a person reads it: the errno named, with what to do about the common ones. */
+function spawnProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'EMFILE' || code === 'ENFILE') return `${message}: too many open files (${code}); raise the limit (ulimit -n) or load fewer extensions`;
+  if (code === 'EAGAIN') return `${message}: out of processes (EAGAIN)`;
+  return message;
+}
+
 /** How long exit and the end of stdout may be apart and still count as one event. */
 const STDOUT_EXIT_GRACE_MS = 50;
 
@@ -357,12 +366,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot open log file ${this.logPath}: ${(err as Error).message}`, err);
       }
       try {
-        child = spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
+        child = await spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
       } catch (err) {
-        // spawn() throws synchronously for some arguments (a NUL byte, an invalid cwd type).
+        // spawn() throws for some arguments (a NUL byte, an invalid cwd type), and fails without
+        // pipes when the host is out of file descriptors.
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'exited' });
-        const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${(err as Error).message}`, err);
+        const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${spawnProblem(err)}`, err);
         this.logLine(error.message);
         throw error;
       } finally {
@@ -381,6 +391,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       this.onHello = resolve;
       this.onEarlyFailure = reject;
     });
+    // Consumed below; should anything in between throw, stop()'s failEarly() must not go unhandled.
+    result.catch(() => undefined);
 
     const decoder = new LineDecoder(
       (line) => this.onLine(line),
@@ -401,7 +413,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     });
     child.onError((err) => {
       const code = (err as NodeJS.ErrnoException).code;
-      const what = code === 'ENOENT' ? `executable not found on PATH: ${this.describeExec()}` : err.message;
+      const what = code === 'ENOENT' ? `executable not found on PATH: ${this.describeExec()}` : spawnProblem(err);
       this.failEarly(this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${what}`, err));
       this.finish({ code: null, signal: null, reason: 'exited' });
     });
@@ -914,7 +926,14 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   stop(): Promise<void> {
     if (this.stopping !== undefined) return this.stopping;
     // Resolve only once the whole tree is gone (grandchildren are killed with the group after exit).
-    this.stopping = this.doStop().then(() => this.child?.treeGone?.(1000));
+    // Never rejects: a stop that fails half-way is logged, and the group is killed anyway.
+    this.stopping = this.doStop()
+      .then(() => this.child?.treeGone?.(1000))
+      .catch((err: unknown) => {
+        this.logLine(`stop failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.child?.kill('SIGKILL');
+        if (this.exitInfo === undefined) this.finish({ code: null, signal: null, reason: 'stopped' });
+      });
     return this.stopping;
   }
 
