@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { descendantsOf, type ProcessRef, signalDescendants, stillRunning } from './descendants.js';
 
 type CrossSpawn = typeof import('cross-spawn');
 let spawn: CrossSpawn | undefined;
@@ -18,8 +19,13 @@ export interface ChildHandle {
   readonly pid: number | undefined;
   readonly stdin: Writable;
   readonly stdout: Readable;
-  /** Signals the whole process tree (the process group on POSIX). Never throws. */
+  /**
+   * Signals the whole process tree: the process group on POSIX, and the descendants that left it
+   * (setsid) found so far. Never throws.
+   */
   kill(signal: NodeJS.Signals): void;
+  /** Looks for descendants that left the process group, while the extension still lives (call before a graceful stop). */
+  findDescendants?(): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(listener: (error: Error) => void): void;
   /** Resolves once no process of the tree is left (polls the process group), or after `ms`. */
@@ -90,6 +96,12 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
     for (const listener of errorListeners) listener(error);
   });
   const { stdin, stdout } = child;
+  // Descendants found while the leader lived (after it exits they are reparented): some may leave the group.
+  let strays: ProcessRef[] = [];
+  const findDescendants = () => {
+    if (pid === undefined || exitStatus !== undefined) return;
+    for (const ref of descendantsOf(pid)) if (!strays.some((s) => s.pid === ref.pid && s.start === ref.start)) strays.push(ref);
+  };
   if (stdin == null || stdout == null) {
     // spawn() failed before the pipes existed (EMFILE, ENFILE, EAGAIN): its error follows in a tick.
     throw await new Promise<Error>((resolve) => {
@@ -102,9 +114,12 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
     pid,
     stdin,
     stdout,
+    findDescendants,
     kill(signal) {
       if (pid === undefined) return;
       if (POSIX) {
+        findDescendants();
+        signalDescendants(strays, pid, signal);
         // The group outlives its leader when grandchildren remain: signal it even after exit.
         signalGroup(pid, signal);
         if (exitStatus !== undefined && signal === 'SIGKILL') liveGroups.delete(pid);
@@ -123,7 +138,7 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
     async treeGone(ms) {
       if (pid === undefined || !POSIX) return;
       const deadline = Date.now() + ms;
-      while (groupExists(pid) && Date.now() < deadline) {
+      while ((groupExists(pid) || (strays = strays.filter(stillRunning)).length > 0) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 5).unref());
       }
     },

@@ -951,6 +951,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
     this.failEarly(this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped before it said hello`));
     const grace = this.options.timeouts?.shutdown ?? 2000;
+    // Before shutdown: once the extension exits, descendants that left its group are untraceable.
+    this.child.findDescendants?.();
     if (wasRunning) {
       this.send({ type: 'shutdown' });
       // Behind a write in progress too: the stream buffers it until the pipe takes it.
