@@ -177,3 +177,12 @@ function liveMemberOnLinux(pgid: number): boolean {
   }
   return false;
 }
+
+/** A spawn error as a person reads it: the errno named, with what to do about the common ones. */
+export function spawnProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'EMFILE' || code === 'ENFILE') return `${message}: too many open files (${code}); raise the limit (ulimit -n) or load fewer extensions`;
+  if (code === 'EAGAIN') return `${message}: out of processes (EAGAIN)`;
+  return message;
+}

@@ -8,7 +8,7 @@ import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame,
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { hotFrame } from '../protocol/hot-frames.js';
 import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
-import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
+import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { resolveExec } from '../protocol/exec-path.js';
 import { checkExecutable } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
@@ -219,15 +219,6 @@ function fail(entry: Pending, error: ExtensionHostError): void {
     return;
   }
   entry.resolve(value);
-}
-
-/** A spawn error as a person reads it: the errno named, with what to do about the common ones. */
-function spawnProblem(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  if (code === 'EMFILE' || code === 'ENFILE') return `${message}: too many open files (${code}); raise the limit (ulimit -n) or load fewer extensions`;
-  if (code === 'EAGAIN') return `${message}: out of processes (EAGAIN)`;
-  return message;
 }
 
 /** How long exit and the end of stdout may be apart and still count as one event. */
