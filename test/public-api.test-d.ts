@@ -62,6 +62,13 @@ describe('public types', () => {
     void wrong;
   });
 
+  it('bounds of one extension: outbound buffer and stuck deadline', () => {
+    const options: ExtensionHostOptions = { maxOutboundBytes: 1024 * 1024, timeouts: { stuck: 10_000 } };
+    expectTypeOf(options).toMatchTypeOf<ExtensionHostOptions>();
+    expectTypeOf<ExtensionHostOptions['maxOutboundBytes']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<NonNullable<ExtensionHostOptions['timeouts']>['stuck']>().toEqualTypeOf<number | undefined>();
+  });
+
   it('results are discriminated and errors carry a code union', () => {
     const outcome = {} as CommandOutcome;
     if (outcome.handled) expectTypeOf(outcome.extension).toEqualTypeOf<string>();

@@ -45,7 +45,7 @@ import type {
   ToolResult,
 } from './types.js';
 
-const DEFAULT_TIMEOUTS: Required<{ [K in keyof HostTimeouts]: number }> = {
+const DEFAULT_TIMEOUTS: Required<{ [K in Exclude<keyof HostTimeouts, 'stuck'>]: number }> & { stuck?: number | undefined } = {
   hello: 5000,
   helloJoin: 30_000,
   ready: 3000,
@@ -261,12 +261,13 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: this.options.env },
         logDir: this.logDir,
         host: { hostVersion: this.options.hostVersion ?? VERSION, provider: this.provider, model: this.model, cwd: this.cwd },
-        timeouts: { hello: processHelloTimeout(this.timeouts.hello, this.timeouts.helloJoin), shutdown: this.timeouts.shutdown },
+        timeouts: { hello: processHelloTimeout(this.timeouts.hello, this.timeouts.helloJoin), shutdown: this.timeouts.shutdown, stuck: this.timeouts.stuck ?? this.timeouts.tool },
         maxFrameBytes: this.options.maxFrameBytes,
+        maxOutboundBytes: this.options.maxOutboundBytes,
         logMaxBytes: this.options.logMaxBytes,
         idPrefix: `${order}`,
       });
-      return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc);
+      return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => this.record({ ...d, message }, log));
     });
     this.byName.clear();
     for (const ext of this.loaded) this.byName.set(ext.name, ext);
@@ -341,6 +342,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private setState(ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): void {
+    ext.diagnostics.flush();
     const previous = ext.end(state, error);
     this.adapterList = undefined;
     if (previous !== undefined) this.emit('extension:state', { name: ext.name, state, previous });
@@ -523,8 +525,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private onProcessDiagnostic(ext: LoadedExtension, d: ProcessDiagnostic): void {
     if (this.byName.get(ext.name) !== ext) return;
-    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'STDOUT_CLOSED' ? 'error' : 'warning';
-    this.diagnose({ code: d.code, message: `${d.message} (log: ${d.logPath})`, extension: ext.name, severity }, false);
+    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' ? 'error' : 'warning';
+    // Already limited (and logged) by the process.
+    this.record({ code: d.code, message: `${d.message} (log: ${d.logPath})`, extension: ext.name, logPath: d.logPath, severity }, false);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -826,7 +829,14 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return [...this.diagnosticList];
   }
 
+  /** An extension's diagnostics go through its limiter: a flood of frames costs a summary per second. */
   private diagnose(d: HostDiagnostic, log = true): void {
+    const ext = d.extension === undefined ? undefined : this.byName.get(d.extension);
+    if (ext === undefined) this.record(d, log);
+    else ext.diagnostics.report(d.code, d.message, { d, log });
+  }
+
+  private record(d: HostDiagnostic, log: boolean): void {
     if (d.extension !== undefined && d.logPath === undefined) {
       const logPath = this.byName.get(d.extension)?.logPath;
       if (logPath !== undefined) d.logPath = logPath;

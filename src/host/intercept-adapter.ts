@@ -84,6 +84,13 @@ function abortOf(ctx: InterceptContext): AbortSignal | AbortLike {
   return (ctx as { [STEP_ABORT]?: AbortLike })[STEP_ABORT] ?? ctx.signal;
 }
 
+function requestOptions(method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined): RequestOptions {
+  const options: RequestOptions = { timeoutMs: stepDeadline(stepTimeoutMs) };
+  if (signal !== undefined) options.signal = signal;
+  if (method === 'beforeAgentStart') options.closeStdinOnWriteTimeout = true;
+  return options;
+}
+
 /**
  * The interceptor for one extension and the events it intercepts. Its methods can be called like
  * any interceptor's; the chain runs its steps directly (DIRECT_STEP): one request whose deadline is
@@ -95,8 +102,9 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
   const methods: Partial<Record<StepMethod, unknown>> = {};
   for (const [event, method] of Object.entries(METHOD_OF)) {
     if (!events.has(event)) continue;
+    const closeStdinOnWriteTimeout = method === 'beforeAgentStart' || undefined;
     const call = async (input: object, ctx: InterceptContext): Promise<Decision> =>
-      decisionFor(method, await proc.request(frameFor(method, input as Record<string, unknown>), { timeoutMs, signal: abortOf(ctx) }));
+      decisionFor(method, await proc.request(frameFor(method, input as Record<string, unknown>), { timeoutMs, signal: abortOf(ctx), closeStdinOnWriteTimeout }));
     (adapter as Record<StepMethod, unknown>)[method] = call;
     methods[method] = call;
   }
@@ -115,21 +123,22 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
     methods,
     run(method, input, stepTimeoutMs, signal) {
       if (signal?.aborted) return Promise.reject(abortedError(signal));
-      // A step that cannot even be written within its deadline closes the extension's stdin (the
-      // spec: "a blocked request write closes its input pipe"); the step counts as a timeout.
+      // A before_agent_start step that cannot even be written within its deadline closes the
+      // extension's stdin (the spec: "a blocked request write closes its input pipe"); the step
+      // counts as a timeout. Other steps follow the request rule (taken back or completed).
       let mapper: Mapper;
       let options: RequestOptions;
       if (signal === undefined) {
         let cached = unsignalled[method];
         if (cached?.timeoutMs !== stepTimeoutMs) {
-          cached = { timeoutMs: stepTimeoutMs, mapper: mapperFor(method, stepTimeoutMs, undefined), options: { timeoutMs: stepDeadline(stepTimeoutMs) } };
+          cached = { timeoutMs: stepTimeoutMs, mapper: mapperFor(method, stepTimeoutMs, undefined), options: requestOptions(method, stepTimeoutMs, undefined) };
           unsignalled[method] = cached;
         }
         mapper = cached.mapper;
         options = cached.options;
       } else {
         mapper = mapperFor(method, stepTimeoutMs, signal);
-        options = { timeoutMs: stepDeadline(stepTimeoutMs), signal };
+        options = requestOptions(method, stepTimeoutMs, signal);
       }
       const frame =
         method === 'toolCall'

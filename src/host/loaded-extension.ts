@@ -1,6 +1,13 @@
 import { ExtensionHostError } from '../errors.js';
+import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
-import type { ExtensionInfo, ExtensionState, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+import type { ExtensionInfo, ExtensionState, HostDiagnostic, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+
+/** A host diagnostic about an extension, as its limiter carries it. */
+export interface LimitedDiagnostic {
+  d: HostDiagnostic;
+  log: boolean;
+}
 
 /** The host's record of one extension: its connection, state and what it registered. */
 export class LoadedExtension {
@@ -22,6 +29,8 @@ export class LoadedExtension {
   lastFrameAt = 0;
   /** panel_render / panel_close frames for its own panels after they closed, dropped. */
   latePanelFrames = 0;
+  /** The host's own diagnostics about this extension (the process limits its own). */
+  readonly diagnostics: DiagnosticLimiter<LimitedDiagnostic>;
 
   constructor(
     readonly name: string,
@@ -29,7 +38,9 @@ export class LoadedExtension {
     readonly source: ExtensionInfo['source'],
     readonly order: number,
     readonly process: ExtensionProcess,
+    emitDiagnostic: (code: string, message: string, detail: LimitedDiagnostic) => void,
   ) {
+    this.diagnostics = new DiagnosticLimiter({ emit: emitDiagnostic });
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
     });

@@ -38,6 +38,13 @@ export interface HostTimeouts {
   intercept?: number | undefined;
   /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
   shutdown?: number | undefined;
+  /**
+   * An extension whose stdin takes nothing (not one 64 KiB write completes) for this long is stuck:
+   * it is stopped (exit reason `stdin_blocked`; pending calls fail with `WRITE_TIMEOUT`). A busy
+   * extension that reads again within it is left alone. Above 2^31-1 ms there is none.
+   * @default the `tool` timeout (60000)
+   */
+  stuck?: number | undefined;
 }
 
 /** Who an action came from. */
@@ -139,6 +146,12 @@ export interface ExtensionHostOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Largest frame accepted from an extension, in bytes. @default 4 MiB */
   maxFrameBytes?: number | undefined;
+  /**
+   * Bound of what waits to be written to one extension's stdin, in bytes (string length of the
+   * encoded lines). Over it, one-way frames (events, panel keys) are dropped and counted in a
+   * diagnostic; requests still queue until their deadline. @default 8 MiB (8388608)
+   */
+  maxOutboundBytes?: number | undefined;
   /**
    * Ask interceptors that allowed a tool call again when a later one rewrote its args; a re-ask that
    * fails (timeout, crash, malformed answer) blocks the call. @default false

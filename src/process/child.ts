@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { descendantsOf, type ProcessRef, signalDescendants, stillRunning } from './descendants.js';
 
 type CrossSpawn = typeof import('cross-spawn');
 let spawn: CrossSpawn | undefined;
@@ -18,8 +19,13 @@ export interface ChildHandle {
   readonly pid: number | undefined;
   readonly stdin: Writable;
   readonly stdout: Readable;
-  /** Signals the whole process tree (the process group on POSIX). Never throws. */
+  /**
+   * Signals the whole process tree: the process group on POSIX, and the descendants that left it
+   * (setsid) found so far. Never throws.
+   */
   kill(signal: NodeJS.Signals): void;
+  /** Looks for descendants that left the process group, while the extension still lives (call before a graceful stop). */
+  findDescendants?(): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(listener: (error: Error) => void): void;
   /** Resolves once no process of the tree is left (polls the process group), or after `ms`. */
@@ -57,11 +63,15 @@ export interface SpawnChildOptions {
   stderrFd: number;
 }
 
+/** How long a spawn that failed before creating its pipes may take to report why. */
+const SPAWN_ERROR_WAIT_MS = 1000;
+
 /**
  * Starts an extension as the leader of its own process group (POSIX), so that shutdown reaches
- * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file.
+ * grandchildren (`npx` -> `node`, `sh` -> `sleep`). stderr goes straight to the log file. Rejects
+ * with the spawn error (its `code` the errno, e.g. EMFILE) when no process could be started.
  */
-export function spawnChild(options: SpawnChildOptions): ChildHandle {
+export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandle> {
   if (spawn === undefined) throw new Error('spawnChild() before loadSpawn()');
   const child: ChildProcess = spawn(options.command, [...options.args], {
     cwd: options.cwd,
@@ -85,13 +95,31 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
     spawnError = error;
     for (const listener of errorListeners) listener(error);
   });
+  const { stdin, stdout } = child;
+  // Descendants found while the leader lived (after it exits they are reparented): some may leave the group.
+  let strays: ProcessRef[] = [];
+  const findDescendants = () => {
+    if (pid === undefined || exitStatus !== undefined) return;
+    for (const ref of descendantsOf(pid)) if (!strays.some((s) => s.pid === ref.pid && s.start === ref.start)) strays.push(ref);
+  };
+  if (stdin == null || stdout == null) {
+    // spawn() failed before the pipes existed (EMFILE, ENFILE, EAGAIN): its error follows in a tick.
+    throw await new Promise<Error>((resolve) => {
+      if (spawnError !== undefined) resolve(spawnError);
+      errorListeners.push(resolve);
+      setTimeout(() => resolve(new Error('spawn failed without reporting why')), SPAWN_ERROR_WAIT_MS).unref();
+    });
+  }
   return {
     pid,
-    stdin: child.stdin!,
-    stdout: child.stdout!,
+    stdin,
+    stdout,
+    findDescendants,
     kill(signal) {
       if (pid === undefined) return;
       if (POSIX) {
+        findDescendants();
+        signalDescendants(strays, pid, signal);
         // The group outlives its leader when grandchildren remain: signal it even after exit.
         signalGroup(pid, signal);
         if (exitStatus !== undefined && signal === 'SIGKILL') liveGroups.delete(pid);
@@ -110,7 +138,7 @@ export function spawnChild(options: SpawnChildOptions): ChildHandle {
     async treeGone(ms) {
       if (pid === undefined || !POSIX) return;
       const deadline = Date.now() + ms;
-      while (groupExists(pid) && Date.now() < deadline) {
+      while ((groupExists(pid) || (strays = strays.filter(stillRunning)).length > 0) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 5).unref());
       }
     },
@@ -148,4 +176,13 @@ function liveMemberOnLinux(pgid: number): boolean {
     }
   }
   return false;
+}
+
+/** A spawn error as a person reads it: the errno named, with what to do about the common ones. */
+export function spawnProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'EMFILE' || code === 'ENFILE') return `${message}: too many open files (${code}); raise the limit (ulimit -n) or load fewer extensions`;
+  if (code === 'EAGAIN') return `${message}: out of processes (EAGAIN)`;
+  return message;
 }

@@ -8,10 +8,12 @@ import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame,
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { hotFrame } from '../protocol/hot-frames.js';
 import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
-import { type ChildHandle, loadSpawn, spawnChild } from './child.js';
+import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { resolveExec } from '../protocol/exec-path.js';
 import { checkExecutable } from './exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
+import { DiagnosticLimiter } from './diagnostic-limiter.js';
+import { DEFAULT_MAX_OUTBOUND_BYTES, OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
 export interface ResponseFor {
@@ -47,9 +49,10 @@ export interface RequestOptions {
   /** Aborts the request (rejects with ABORTED). */
   signal?: AbortSignal | AbortLike | undefined;
   /**
-   * A request still unwritten at its deadline means the extension is not reading: by default its
-   * stdin is closed and the request fails with WRITE_TIMEOUT. `false`: it fails with TIMEOUT and
-   * the stdin stays open. @default true
+   * `true`: a request not completely written at its deadline fails with WRITE_TIMEOUT, and the
+   * extension's stdin is closed and the extension stopped (the spec's rule for before_agent_start).
+   * Otherwise it fails with TIMEOUT: taken back unsent when none of it was written, else completed
+   * (the late answer is ignored); only the stuck deadline stops an extension. @default false
    */
   closeStdinOnWriteTimeout?: boolean | undefined;
 }
@@ -71,6 +74,12 @@ export interface ProcessTimeouts {
   shutdown?: number | undefined;
   /** Grace after SIGTERM before SIGKILL. @default 1000 */
   kill?: number | undefined;
+  /**
+   * A write to stdin that makes no progress for this long means the extension is stuck: it is
+   * stopped (reason `stdin_blocked`, pending requests fail with WRITE_TIMEOUT). No deadline above
+   * 2^31-1 ms. @default 60000
+   */
+  stuck?: number | undefined;
 }
 
 export interface HostInfo {
@@ -99,6 +108,8 @@ export interface ExtensionProcessOptions {
   maxFrameBytes?: number | undefined;
   /** Log rotation size (see ExtensionLog). @default 5 MiB */
   logMaxBytes?: number | undefined;
+  /** Bound of the outbound buffer: over it, one-way frames are dropped. @default 8 MiB */
+  maxOutboundBytes?: number | undefined;
   /** Prefix of correlation ids. @default the name */
   idPrefix?: string | undefined;
 }
@@ -120,7 +131,9 @@ export interface ProcessDiagnostic {
     | 'UNKNOWN_ID'
     | 'FRAME_TOO_LARGE'
     | 'HELLO_NAME_MISMATCH'
-    | 'STDOUT_CLOSED';
+    | 'STDOUT_CLOSED'
+    | 'OUTBOUND_DROPPED'
+    | 'STDIN_STUCK';
   message: string;
   logPath: string;
 }
@@ -148,8 +161,10 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   deadline: DeadlineGroup | undefined;
-  /** The write() that carries the request: it left our buffers once `writesDone` reaches it. */
-  writeSeq: number;
+  /** Characters enqueued up to the end of this request: it is written once `charsDone` reaches it. */
+  readonly end: number;
+  /** The encoded request, to take it back from the queue while none of it is written. */
+  readonly line: string;
   readonly closesStdin: boolean;
   settled: boolean;
   cleanup: (() => void) | undefined;
@@ -232,12 +247,19 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private readonly idPrefix: string;
   /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
   private readonly idJsonPrefix: string;
-  /** Lines waiting for this tick's write: the first one, and any others (rare outside bursts). */
-  private outFirst: string | undefined;
-  private outMore: string[] | undefined;
+  /** Lines waiting for this tick's write, or for the write in progress to complete. */
+  private readonly queue = new OutboundQueue();
+  private readonly maxOutbound: number;
+  private readonly stuck: StuckWatch;
+  private readonly limiter = new DiagnosticLimiter<undefined>({ emit: (code, message) => this.emitDiagnostic(code as ProcessDiagnostic['code'], message) });
   /** write() calls issued, and completed (callbacks run in order). */
   private writesIssued = 0;
   private writesDone = 0;
+  /** Characters enqueued, written (by completed writes) and taken back, since the start. */
+  private charsPushed = 0;
+  private charsIssued = 0;
+  private charsDone = 0;
+  private charsRemoved = 0;
   /** This tick's deadline groups by timeout; closed at the flush. */
   private readonly openDeadlines = new Map<number, DeadlineGroup>();
   /** The newest group of each timeout, whose timer is kept for reuse. */
@@ -245,7 +267,6 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private flushScheduled = false;
   /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
   private requestWritten = false;
-  private waitingDrain = false;
   private exitInfo: ExitInfo | undefined;
   private exitPromise: Promise<ExitInfo>;
   private resolveExit!: (info: ExitInfo) => void;
@@ -266,6 +287,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.log = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
     this.idPrefix = `${options.idPrefix ?? options.name}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
+    this.maxOutbound = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
+    this.stuck = new StuckWatch(options.timeouts?.stuck ?? 60_000, () => this.onStuck());
     this.exitPromise = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -336,12 +359,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot open log file ${this.logPath}: ${(err as Error).message}`, err);
       }
       try {
-        child = spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
+        child = await spawnChild({ command, args: launch.args ?? [], cwd: this.dir, env: launch.env ?? process.env, stderrFd: stderr.fd });
       } catch (err) {
-        // spawn() throws synchronously for some arguments (a NUL byte, an invalid cwd type).
+        // spawn() throws for some arguments (a NUL byte, an invalid cwd type), and fails without
+        // pipes when the host is out of file descriptors.
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'exited' });
-        const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${(err as Error).message}`, err);
+        const error = this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${spawnProblem(err)}`, err);
         this.logLine(error.message);
         throw error;
       } finally {
@@ -360,6 +384,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       this.onHello = resolve;
       this.onEarlyFailure = reject;
     });
+    // Consumed below; should anything in between throw, stop()'s failEarly() must not go unhandled.
+    result.catch(() => undefined);
 
     const decoder = new LineDecoder(
       (line) => this.onLine(line),
@@ -373,19 +399,14 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     });
     child.stdout.on('error', () => undefined);
     child.stdin.on('error', () => undefined);
-    child.stdin.on('drain', () => {
-      this.waitingDrain = false;
-      this.flush();
-    });
     // A closed stdin never drains: drop what is queued instead of letting it pile up.
     child.stdin.once('close', () => {
-      this.waitingDrain = false;
-      this.outFirst = undefined;
-      this.outMore = undefined;
+      this.queue.clear();
+      this.stuck.stop();
     });
     child.onError((err) => {
       const code = (err as NodeJS.ErrnoException).code;
-      const what = code === 'ENOENT' ? `executable not found on PATH: ${this.describeExec()}` : err.message;
+      const what = code === 'ENOENT' ? `executable not found on PATH: ${this.describeExec()}` : spawnProblem(err);
       this.failEarly(this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: ${what}`, err));
       this.finish({ code: null, signal: null, reason: 'exited' });
     });
@@ -429,8 +450,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     let value: unknown;
     try {
       value = JSON.parse(line);
-    } catch {
-      this.onDecoded(this.codec!.decodeExtensionFrame(line));
+    } catch (err) {
+      this.onDecoded(this.codec!.notJson(line, err));
       return;
     }
     // Each line is parsed once, here: responses in their plain shape need no schema (hot-frames.ts).
@@ -594,6 +615,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.exitInfo = info;
     this.state = 'closed';
     this.log.childEnded();
+    this.limiter.flush();
+    this.stuck.stop();
+    this.queue.clear();
     for (const group of this.keptDeadlines.values()) this.clearDeadline(group);
     this.keptDeadlines.clear();
     // Grandchildren may outlive the leader: the group goes too.
@@ -602,7 +626,12 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.emit('exit', info);
   }
 
+  /** Reported through the limiter: a flood costs a few lines and a summary per second. */
   private diagnose(code: ProcessDiagnostic['code'], message: string): void {
+    this.limiter.report(code, message, undefined);
+  }
+
+  private emitDiagnostic(code: ProcessDiagnostic['code'], message: string): void {
     this.logLine(message);
     this.emit('diagnostic', { extension: this.name, code, message, logPath: this.logPath });
   }
@@ -619,18 +648,37 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   // Writing
   // ------------------------------------------------------------------------------------------
 
-  /** Sends a one-way frame. Returns false when the connection is not running. */
+  /**
+   * Sends a one-way frame. Returns false when the connection is not running, or when the frame was
+   * dropped because the outbound buffer is full (counted in a diagnostic).
+   */
   send(frame: HostFrame): boolean {
-    if (this.state !== 'running' && !(this.state === 'stopping' && frame.type === 'shutdown')) return false;
-    this.enqueue(encodeFrame(frame));
+    if (frame.type === 'shutdown') {
+      if (this.state !== 'running' && this.state !== 'stopping') return false;
+      this.enqueue(encodeFrame(frame));
+      return true;
+    }
+    if (this.state !== 'running') return false;
+    const line = encodeFrame(frame);
+    if (this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay(frame.type, line);
+    this.enqueue(line);
     return true;
   }
 
-  /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. */
+  /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. Like send(). */
   sendLine(line: string): boolean {
     if (this.state !== 'running') return false;
+    if (this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay('event', line);
     this.enqueue(line);
     return true;
+  }
+
+  private dropOneWay(type: string, line: string): false {
+    this.diagnose(
+      'OUTBOUND_DROPPED',
+      `${type} of ${line.length} bytes dropped unsent: ${this.queue.chars} bytes wait for ${this.name}'s stdin (limit ${this.maxOutbound}); it is not reading; see ${this.logPath}`,
+    );
+    return false;
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
@@ -662,8 +710,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         resolve,
         reject,
         deadline: undefined,
-        writeSeq: this.writesIssued + 1,
-        closesStdin: options?.closeStdinOnWriteTimeout !== false,
+        end: this.charsPushed + line.length,
+        line,
+        closesStdin: options?.closeStdinOnWriteTimeout === true,
         settled: false,
         cleanup: undefined,
       };
@@ -724,17 +773,40 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   private onRequestTimeout(entry: Pending, timeoutMs: number): void {
     const type = entry.request;
-    if (entry.writeSeq > this.writesDone && entry.closesStdin) {
-      // The request never left our buffer: the extension is not reading. Close its stdin so
-      // nothing stays blocked behind it.
+    // Lines taken back before this one shift it forward: counting them as done errs towards "written".
+    const unwritten = entry.end > this.charsDone + this.charsRemoved;
+    if (unwritten && entry.closesStdin) {
+      // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
       this.settle(entry.id, undefined, error);
-      this.child?.stdin.destroy();
-      // It can receive nothing any more: the extension is gone, like one that closed its stdout.
-      this.disconnect(error, 'stdin_blocked');
+      this.closeStdin(error);
+      return;
+    }
+    // Not begun: taken back, so the extension never sees it. Begun: completed, so the framing holds.
+    if (unwritten && this.queue.remove(entry.line)) {
+      this.stats.framesOut--;
+      this.charsRemoved += entry.line.length;
+      this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${this.logPath}`));
       return;
     }
     this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not answer ${type} within ${timeoutMs} ms; see ${this.logPath}`));
+  }
+
+  /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */
+  private onStuck(): void {
+    if (this.disconnected !== undefined || this.state === 'closed') return;
+    const ms = this.options.timeouts?.stuck ?? 60_000;
+    const message = `${this.name} read nothing from its stdin for ${ms} ms (${this.queue.chars} bytes waiting); it is stuck and is being stopped; see ${this.logPath}`;
+    this.diagnose('STDIN_STUCK', message);
+    this.closeStdin(this.error(ErrorCode.WRITE_TIMEOUT, message));
+  }
+
+  private closeStdin(error: ExtensionHostError): void {
+    this.queue.clear();
+    this.stuck.stop();
+    this.child?.stdin.destroy();
+    // It can receive nothing any more: the extension is gone, like one that closed its stdout.
+    this.disconnect(error, 'stdin_blocked');
   }
 
   /** Marks an entry settled: its deadline timer is cleared with the last entry of its group. */
@@ -788,13 +860,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       // AsyncResource Node wraps around each queueMicrotask() callback.
       void RESOLVED.then(this.flushSoon);
     }
-    let queued: number;
-    if (this.outFirst === undefined) {
-      this.outFirst = line;
-      queued = 1;
-    } else {
-      queued = (this.outMore ??= []).push(line) + 1;
-    }
+    this.stats.framesOut++;
+    this.charsPushed += line.length;
+    const queued = this.queue.push(line);
     if (!eager) return;
     if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
       this.requestWritten = true;
@@ -811,22 +879,33 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   };
 
   private readonly onWritten = (): void => {
-    this.writesDone++;
+    // Callbacks run in order (a sync write's a tick later, maybe after the next write was issued).
+    if (++this.writesDone === this.writesIssued) {
+      this.charsDone = this.charsIssued;
+      this.stuck.progressed();
+    }
+    // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
+    if (!this.flushScheduled && !this.queue.empty) this.flush();
   };
 
+  /**
+   * Writes what is queued, at most WRITE_CHUNK_CHARS, unless a write is still in progress: one at a
+   * time, so that a queued request can still be taken back (see onRequestTimeout) and the queue,
+   * not the stream, holds the backlog (bounded by maxOutboundBytes for one-way frames).
+   */
   private flush(): void {
-    const first = this.outFirst;
     const stdin = this.child?.stdin;
-    if (first === undefined || stdin === undefined || this.waitingDrain) return;
-    const more = this.outMore;
-    this.outFirst = undefined;
-    this.outMore = undefined;
-    // Nothing more can be written: the requests stay unwritten (WRITE_TIMEOUT at their deadline).
-    if (stdin.destroyed || stdin.writableEnded) return;
+    if (stdin === undefined || this.queue.empty || stdin.writableLength > 0) return;
+    // Nothing more can be written: the requests stay unwritten (TIMEOUT at their deadline).
+    if (stdin.destroyed || stdin.writableEnded) {
+      this.queue.clear();
+      return;
+    }
     this.writesIssued++;
-    this.stats.framesOut += more === undefined ? 1 : 1 + more.length;
-    const ok = stdin.write(more === undefined ? first : first + more.join(''), this.onWritten);
-    if (!ok) this.waitingDrain = true;
+    const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
+    this.charsIssued += chunk.length;
+    stdin.write(chunk, this.onWritten);
+    if (stdin.writableLength > 0) this.stuck.writing();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -841,7 +920,14 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   stop(): Promise<void> {
     if (this.stopping !== undefined) return this.stopping;
     // Resolve only once the whole tree is gone (grandchildren are killed with the group after exit).
-    this.stopping = this.doStop().then(() => this.child?.treeGone?.(1000));
+    // Never rejects: a stop that fails half-way is logged, and the group is killed anyway.
+    this.stopping = this.doStop()
+      .then(() => this.child?.treeGone?.(1000))
+      .catch((err: unknown) => {
+        this.logLine(`stop failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.child?.kill('SIGKILL');
+        if (this.exitInfo === undefined) this.finish({ code: null, signal: null, reason: 'stopped' });
+      });
     return this.stopping;
   }
 
@@ -859,10 +945,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
     this.failEarly(this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped before it said hello`));
     const grace = this.options.timeouts?.shutdown ?? 2000;
+    // Before shutdown: once the extension exits, descendants that left its group are untraceable.
+    this.child.findDescendants?.();
     if (wasRunning) {
       this.send({ type: 'shutdown' });
-      this.flush();
-      this.child.stdin.end();
+      // Behind a write in progress too: the stream buffers it until the pipe takes it.
+      const rest = this.queue.take(Infinity);
+      const stdin = this.child.stdin;
+      if (rest !== undefined && !stdin.destroyed && !stdin.writableEnded) stdin.write(rest);
+      stdin.end();
       if (await this.waitExit(grace)) return;
     } else {
       this.child.stdin.destroy();

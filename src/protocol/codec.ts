@@ -34,9 +34,14 @@ export function decodeExtensionFrame(line: string): DecodedFrame {
   try {
     value = JSON.parse(line);
   } catch (err) {
-    return { ok: false, problem: { kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` } };
+    return notJson(line, err);
   }
   return decodeParsed(value, line);
+}
+
+/** @internal The problem of a line that JSON.parse() rejected with `err` (parsed once, not twice). */
+export function notJson(line: string, err: unknown): DecodedFrame {
+  return { ok: false, problem: { kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` } };
 }
 
 /**

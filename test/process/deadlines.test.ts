@@ -173,20 +173,41 @@ describe('write batching after one-way frames', () => {
 });
 
 describe('write timeouts', () => {
-  it('fails a request that could not be written with WRITE_TIMEOUT and closes the stdin', async () => {
+  it('takes a request back unsent when none of it was written by its deadline; completes one already begun', async () => {
     ext.holdWrites();
-    const first = outcome(proc.request(call(), { timeoutMs: 1000 }));
+    const begun = outcome(proc.request(call({ n: 'begun' }), { timeoutMs: 1000 }));
+    await settleIo();
+    // The first write is in progress (held): the next request waits in the host's queue.
+    const queued = outcome(proc.request(call({ n: 'queued' }), { timeoutMs: 500 }));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await queued).toBe('TIMEOUT');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await begun).toBe('TIMEOUT');
+    expect(ext.requests('tool_call').map((f) => (f.args as Frame).n)).toEqual(['begun']);
+    expect(ext.stdin.destroyed).toBe(false);
+    expect(proc.running).toBe(true);
+  });
+
+  it('with closeStdinOnWriteTimeout: true (before_agent_start), fails it with WRITE_TIMEOUT and closes the stdin', async () => {
+    ext.holdWrites();
+    const first = outcome(proc.request(call(), { timeoutMs: 1000, closeStdinOnWriteTimeout: true }));
     await vi.advanceTimersByTimeAsync(1000);
     expect(await first).toBe('WRITE_TIMEOUT');
     expect(ext.stdin.destroyed).toBe(true);
   });
 
-  it('with closeStdinOnWriteTimeout: false, fails it with TIMEOUT and keeps the stdin open', async () => {
+  it('stops an extension whose stdin makes no progress for the stuck deadline (60 s by default)', async () => {
     ext.holdWrites();
-    const first = outcome(proc.request(call(), { timeoutMs: 1000, closeStdinOnWriteTimeout: false }));
+    const exited = proc.exited;
+    const first = outcome(proc.request(call(), { timeoutMs: 1000 }));
+    const second = outcome(proc.request(call(), {}));
     await vi.advanceTimersByTimeAsync(1000);
     expect(await first).toBe('TIMEOUT');
-    expect(ext.stdin.destroyed).toBe(false);
+    await vi.advanceTimersByTimeAsync(58_990);
+    expect(proc.running).toBe(true);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await second).toBe('WRITE_TIMEOUT');
+    expect((await exited).reason).toBe('stdin_blocked');
   });
 });
 

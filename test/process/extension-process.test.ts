@@ -193,11 +193,29 @@ describe('requests', () => {
     expect(err.message).toContain('content');
   });
 
-  it('closes the stdin of an extension that does not read it once a write misses its deadline', async () => {
+  it('times a request that cannot be written out without stopping the extension; stops it once its stdin is stuck', async () => {
+    const p = proc(fixture('faults/deaf'), './deaf.sh', { timeouts: { hello: 5000, shutdown: 500, kill: 200, stuck: 600 } });
+    await p.start();
+    const big = 'x'.repeat(256 * 1024);
+    const began = Date.now();
+    // Begun (a pipe holds 64 KiB) and completed later for the framing: a plain TIMEOUT, still running.
+    expect((await failure(p.request({ type: 'tool_call', name: 'echo', args: { big } }, { timeoutMs: 100 }))).code).toBe('TIMEOUT');
+    expect(p.running).toBe(true);
+    const pending = failure(p.request({ type: 'tool_call', name: 'echo', args: {} }, { timeoutMs: 60_000 }));
+    // Its stdin takes nothing more for the stuck deadline: stopped, the pending call fails at once.
+    const err = await pending;
+    expect(err.code).toBe('WRITE_TIMEOUT');
+    expect(err.message).toContain('stuck');
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(await p.exited).toMatchObject({ reason: 'stdin_blocked' });
+    expect((await failure(p.request({ type: 'tool_call', name: 'echo', args: {} }, { timeoutMs: 60_000 }))).code).toBe('WRITE_TIMEOUT');
+  });
+
+  it('with closeStdinOnWriteTimeout (the before_agent_start rule), closes the stdin once a write misses its deadline', async () => {
     const p = proc(fixture('faults/deaf'), './deaf.sh');
     await p.start();
     const big = 'x'.repeat(256 * 1024);
-    const err = await failure(p.request({ type: 'tool_call', name: 'echo', args: { big } }, { timeoutMs: 100 }));
+    const err = await failure(p.request({ type: 'tool_call', name: 'echo', args: { big } }, { timeoutMs: 100, closeStdinOnWriteTimeout: true }));
     expect(err.code).toBe('WRITE_TIMEOUT');
     expect(err.message).toContain('stdin was closed');
     // It can receive nothing any more: it is stopped, and later requests fail at once.
