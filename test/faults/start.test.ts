@@ -16,7 +16,8 @@ describe.each([
 ])('%s', (fault, code, message) => {
   it(`fails with ${code} by the hello deadline; the host and the witness go on; nothing remains`, async () => {
     // The hello deadline applies to the witness too: short, but not so short that a loaded machine trips it.
-    const run = await settlesBy(faults.start(fault, { timeouts: { hello: 1500 } }), 1500);
+    // helloJoin = hello: no late join, the silent extension fails inside start().
+    const run = await settlesBy(faults.start(fault, { timeouts: { hello: 1500, helloJoin: 1500 } }), 1500);
     const failed = run.info();
     expect(failed.state).toBe('failed');
     expect(failed.error?.code).toBe(code);

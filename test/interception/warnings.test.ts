@@ -19,7 +19,10 @@ describe('interceptor failures as warnings', () => {
     await Promise.all(Array.from({ length: 25 }, (_, i) => host.intercepts.toolCall({ ...LS, toolId: `t${i}` })));
     const timeouts = rec.of('warning').filter((w) => w.code === 'INTERCEPT_TIMEOUT');
     expect(timeouts.map((w) => w.message.match(/^interceptor slow-guard: (\d+) timeout failures so far/)?.[1] ?? 'first')).toEqual(['first', '10']);
-    expect(host.diagnostics().filter((d) => d.code === 'INTERCEPT_TIMEOUT')).toHaveLength(26);
+    // Diagnostics about one extension are limited too: the first 5 in full, then (at most) one summary a second.
+    const recorded = host.diagnostics().filter((d) => d.code === 'INTERCEPT_TIMEOUT').length;
+    expect(recorded).toBeGreaterThanOrEqual(5);
+    expect(recorded).toBeLessThanOrEqual(6);
   });
 
   it('a malformed answer warns', async () => {
