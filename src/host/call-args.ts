@@ -1,12 +1,10 @@
 // What callTool checks before anything is sent: args it could not encode and options that would
 // silently mean "no deadline" must come back as a typed INVALID_ARGUMENT result, not a TypeError.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { jsonProblem } from '../protocol/json-check.js';
 
 /**
- * The error for `callTool(name, args, options)` when the args are not a JSON object that can be
- * sent (not an object, cyclic, a BigInt, nested deeper than 1000 levels) or `timeoutMs` is not a
- * number >= 0 (Infinity = no deadline); undefined when the call can go out.
+ * The error for `callTool(name, args, options)` when the args are not a JSON object or `timeoutMs`
+ * is not a number >= 0 (Infinity = no deadline); undefined when the call can go out.
  */
 export function toolCallProblem(
   name: string,
@@ -16,10 +14,8 @@ export function toolCallProblem(
 ): ExtensionHostError | undefined {
   let problem: string | undefined;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) problem = 'args must be a JSON object';
-  else {
-    const json = jsonProblem(args);
-    if (json !== undefined) problem = `args cannot be sent as JSON: it ${json}`;
-  }
+  // Args that cannot be encoded (cyclic, a BigInt, too deep) are found by the encoder itself, at no
+  // cost to a good call: the request fails with INVALID_ARGUMENT (ExtensionProcess.request).
   const timeoutMs = options?.timeoutMs;
   if (problem === undefined && timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
     problem = `timeoutMs must be a number >= 0 (Infinity = no deadline), got ${String(timeoutMs)}`;

@@ -7,6 +7,7 @@ import { encodeFrame, encodeRequest } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { hotFrame } from '../protocol/hot-frames.js';
+import { jsonProblem } from '../protocol/json-check.js';
 import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { resolveExec } from '../protocol/exec-path.js';
@@ -699,9 +700,17 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     const seq = ++this.seq;
     const id = `${this.idPrefix}${seq}`;
+    // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
+    // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
+    // reason only then, so a good call pays nothing for the check.
+    let line: string;
+    try {
+      line = encodeRequest(frame, `${this.idJsonPrefix}${seq}"`);
+    } catch (err) {
+      const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err);
+      return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
+    }
     return new Promise<unknown>((resolve, reject) => {
-      // Encoded first: args that cannot be encoded (a cycle, a BigInt) reject without leaving an entry behind.
-      const line = encodeRequest(frame, `${this.idJsonPrefix}${seq}"`);
       const entry: Pending = {
         id,
         request,

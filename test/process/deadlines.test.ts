@@ -212,10 +212,10 @@ describe('write timeouts', () => {
 });
 
 describe('requests', () => {
-  it('rejects args that cannot be encoded and leaves nothing pending behind', async () => {
+  it('rejects args that cannot be encoded with INVALID_ARGUMENT and leaves nothing pending behind', async () => {
     const cyclic: Frame = {};
     cyclic.self = cyclic;
-    await expect(proc.request(call(cyclic), { timeoutMs: 1000 })).rejects.toThrow(TypeError);
+    await expect(proc.request(call(cyclic), { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('is cyclic') });
     await vi.advanceTimersByTimeAsync(2000);
     expect(ext.stdin.destroyed).toBe(false);
     const ok = proc.request(call({ fine: true }), { timeoutMs: 1000 });
