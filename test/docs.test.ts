@@ -9,39 +9,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../src/errors.js';
 import { ROOT } from './helpers/fixtures.js';
-import { missingLines } from './helpers/excerpts.js';
+import { codeBlocks, missingLines } from './helpers/excerpts.js';
 
 const DOCS = ['README.md', 'docs/embedding.md', 'docs/interception.md', 'docs/protocol.md'];
 const CODE = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs', 'cjs', 'tsx']);
 
-interface Block {
-  doc: string;
-  /** 1-based line of the opening fence. */
-  line: number;
-  file: string | undefined;
-  lines: string[];
-}
-
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
-
-/** The ts/js fenced blocks of a markdown file, with the snippet comment directly above each. */
-function codeBlocks(doc: string): Block[] {
-  const lines = read(doc).split('\n');
-  const found: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i] ?? '');
-    if (open === null) continue;
-    const end = lines.indexOf('```', i + 1);
-    if (end === -1) throw new Error(`${doc}:${i + 1}: unclosed code block`);
-    if (CODE.has(open[1] ?? '')) {
-      const file = /^<!-- snippet: (\S+) -->$/.exec(lines[i - 1] ?? '')?.[1];
-      found.push({ doc, line: i + 1, file, lines: lines.slice(i + 1, end) });
-    }
-    i = end;
-  }
-  return found;
-}
-
 
 /** A file of an `examples/<dir>/` that has its own `*.test.ts`. */
 function inTestedExample(file: string): boolean {
@@ -49,7 +22,7 @@ function inTestedExample(file: string): boolean {
   return dir.startsWith('examples/') && readdirSync(path.join(ROOT, dir)).some((name) => name.endsWith('.test.ts'));
 }
 
-const blocks = DOCS.flatMap(codeBlocks);
+const blocks = DOCS.flatMap((doc) => codeBlocks(read(doc), doc).filter((b) => CODE.has(b.lang)));
 const examplesTest = read('test/examples.test.ts');
 
 describe('code blocks in the docs are excerpts of files that run in CI', () => {

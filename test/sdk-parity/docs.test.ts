@@ -5,29 +5,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/fixtures.js';
-import { missingLines } from '../helpers/excerpts.js';
+import { codeBlocks, missingLines } from '../helpers/excerpts.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs/writing-extensions.md'), 'utf8');
 const start = doc.indexOf('## Testing your extension');
 const end = doc.indexOf('\n## ', start + 1);
 const section = doc.slice(start, end === -1 ? undefined : end);
 
-interface Block {
-  file: string | undefined;
-  lines: string[];
-}
-
-function blocks(markdown: string): Block[] {
-  const found: Block[] = [];
-  for (const match of markdown.matchAll(/(?:<!-- snippet: (\S+) -->\n)?```\w*\n([\s\S]*?)```/g)) {
-    found.push({ file: match[1], lines: (match[2] ?? '').split('\n') });
-  }
-  return found;
-}
-
-
 describe('docs/writing-extensions.md: Testing your extension', () => {
-  const list = blocks(section);
+  const list = codeBlocks(section, 'docs/writing-extensions.md');
 
   it('has code blocks, each naming the file it comes from', () => {
     expect(start).toBeGreaterThan(-1);

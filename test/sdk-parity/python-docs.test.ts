@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { codeBlocks, missingLines } from '../helpers/excerpts.js';
 import { ROOT } from '../helpers/fixtures.js';
 
 const DOCS = ['docs/writing-extensions-python.md', 'python/README.md'];
@@ -13,44 +14,7 @@ const RUN_IN_CI = /^(?:python\/(?:zot_ext|tests)\/.+\.py|examples\/python-[^/]+\
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-interface Block {
-  where: string;
-  lang: string;
-  file: string | undefined;
-  lines: string[];
-}
-
-function codeBlocks(doc: string): Block[] {
-  const lines = read(doc).split('\n');
-  const found: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i] ?? '');
-    if (open === null) continue;
-    const end = lines.indexOf('```', i + 1);
-    if (end === -1) throw new Error(`${doc}:${i + 1}: unclosed code block`);
-    const file = /^<!-- snippet: (\S+) -->$/.exec(lines[i - 1] ?? '')?.[1];
-    found.push({ where: `${doc}:${i + 1}`, lang: open[1] ?? '', file, lines: lines.slice(i + 1, end) });
-    i = end;
-  }
-  return found;
-}
-
-/** The snippet lines missing from `source` (in order); [] when the snippet is an excerpt of it. */
-function missingLines(snippet: readonly string[], source: string): string[] {
-  const lines = source.split('\n').map((line) => line.trim());
-  let at = 0;
-  const missing: string[] = [];
-  for (const raw of snippet) {
-    const line = raw.trim();
-    if (line === '' || line === '# ...') continue;
-    const index = lines.indexOf(line, at);
-    if (index === -1) missing.push(line);
-    else at = index + 1;
-  }
-  return missing;
-}
-
-const blocks = DOCS.flatMap(codeBlocks);
+const blocks = DOCS.flatMap((doc) => codeBlocks(read(doc), doc)).map((b) => ({ ...b, where: `${b.doc}:${b.line}` }));
 const named = blocks.filter((b) => b.file !== undefined);
 
 describe('the Python docs', () => {
@@ -62,12 +26,12 @@ describe('the Python docs', () => {
   it.each(named.map((b) => [`${b.where} (${b.file})`, b] as const))('%s is an excerpt of a file that runs in CI', (_title, block) => {
     const file = block.file ?? '';
     expect(file).toMatch(RUN_IN_CI);
-    expect(missingLines(block.lines, read(file))).toEqual([]);
+    expect(missingLines(block.lines, read(file), '# ...')).toEqual([]);
   });
 
   it('the excerpt check catches a line that is not in the file, or out of order', () => {
-    expect(missingLines(['b', '# ...', 'a'], 'a\nb\n')).toEqual(['a']);
-    expect(missingLines(['  a', 'b  '], 'a\nb\n')).toEqual([]);
+    expect(missingLines(['b', '# ...', 'a'], 'a\nb\n', '# ...')).toEqual(['a']);
+    expect(missingLines(['  a', 'b  '], 'a\nb\n', '# ...')).toEqual([]);
   });
 
   it('is linked from the README and from writing-extensions.md', () => {

@@ -4,7 +4,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { LineDecoder } from '../../src/protocol/decoder.js';
 import type { RunOptions } from '../../src/sdk/extension.js';
-import type { Extension } from '../../src/sdk/index.js';
+import { defineExtension, type Extension } from '../../src/sdk/index.js';
 
 export type Frame = Record<string, unknown> & { type: string };
 
@@ -198,4 +198,13 @@ export function useFakeHosts(): (ext: Extension, options?: Omit<RunOptions, 'inp
     hosts.push(host);
     return host;
   };
+}
+
+/** Starts an extension named `tools` with what `define` adds to it, and waits for its registrations. */
+export async function startWithTools(start: ReturnType<typeof useFakeHosts>, define: (ext: Extension) => void): Promise<{ host: FakeHost; registrations: Frame[] }> {
+  const ext = defineExtension({ name: 'tools' });
+  define(ext);
+  const host = start(ext);
+  const { registrations } = await host.handshake();
+  return { host, registrations };
 }

@@ -4,17 +4,11 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z as z3 } from 'zod3';
 import { defineExtension, text, type StandardSchemaV1 } from '../../src/sdk/index.js';
-import { useFakeHosts } from './harness.js';
+import { startWithTools, useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 
-async function withTools(define: (ext: ReturnType<typeof defineExtension>) => void) {
-  const ext = defineExtension({ name: 'tools' });
-  define(ext);
-  const host = start(ext);
-  const { registrations } = await host.handshake();
-  return { host, registrations };
-}
+const withTools = (define: Parameters<typeof startWithTools>[1]) => startWithTools(start, define);
 
 const FORECAST_JSON = {
   type: 'object',

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineExtension, image, text, toolError } from '../../src/sdk/index.js';
-import { gate, useFakeHosts } from './harness.js';
+import { gate, startWithTools, useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 
-async function withTools(define: (ext: ReturnType<typeof defineExtension>) => void) {
-  const ext = defineExtension({ name: 'tools' });
-  define(ext);
-  const host = start(ext);
-  const { registrations } = await host.handshake();
-  return { host, registrations };
-}
+const withTools = (define: Parameters<typeof startWithTools>[1]) => startWithTools(start, define);
 
 describe('tools', () => {
   it('sends a JSON Schema as is and hands the args over unvalidated', async () => {
