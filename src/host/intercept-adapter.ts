@@ -113,6 +113,9 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
     frame: (r) => (isPlainAllow(r) ? ALLOWED : { ok: true, decision: decisionFor(method, r) }),
     error: (error) => {
       if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
+      // Input that cannot be encoded is the caller's fault, not this guard's: it must reject the
+      // chain call (INVALID_ARGUMENT), never pass as a failed step that the policy may allow.
+      if (error.code === ErrorCode.INVALID_ARGUMENT) throw error;
       return error.code === ErrorCode.TIMEOUT ? timeoutOutcome(name, stepTimeoutMs) : failureOutcome(error);
     },
   });
