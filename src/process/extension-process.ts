@@ -404,6 +404,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     child.stdin.once('close', () => {
       this.queue.clear();
       this.stuck.stop();
+      // Node closes stdin at the child's exit too; only a process that stays alive has really
+      // lost its input, and can then answer nothing more: it is stopped, like one that closed stdout.
+      if (this.state !== 'running') return;
+      setTimeout(() => {
+        if (this.state !== 'running' || this.exitInfo !== undefined) return;
+        this.disconnect(this.error(ErrorCode.PROCESS_EXITED, `${this.name}'s stdin closed while it kept running; it is being stopped; see ${this.logPath}`), 'stdin_blocked');
+      }, STDOUT_EXIT_GRACE_MS).unref();
     });
     child.onError((err) => {
       const code = (err as NodeJS.ErrnoException).code;
@@ -661,7 +668,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     if (this.state !== 'running') return false;
     const line = encodeFrame(frame);
-    if (this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay(frame.type, line);
+    // An empty queue takes any frame (hello_ack included): the bound is on what waits, not on one frame.
+    if (this.queue.chars > 0 && this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay(frame.type, line);
     this.enqueue(line);
     return true;
   }
@@ -669,7 +677,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. Like send(). */
   sendLine(line: string): boolean {
     if (this.state !== 'running') return false;
-    if (this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay('event', line);
+    if (this.queue.chars > 0 && this.queue.chars + line.length > this.maxOutbound) return this.dropOneWay('event', line);
     this.enqueue(line);
     return true;
   }
@@ -782,8 +790,14 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   private onRequestTimeout(entry: Pending, timeoutMs: number): void {
     const type = entry.request;
-    // Lines taken back before this one shift it forward: counting them as done errs towards "written".
-    const unwritten = entry.end > this.charsDone + this.charsRemoved;
+    // Still whole in the queue: never begun, whatever the counters say (lines taken back after it
+    // shift the counters too). Otherwise, lines taken back before it count as done: errs towards "written".
+    const queued = this.queue.remove(entry.line);
+    if (queued) {
+      this.stats.framesOut--;
+      this.charsRemoved += entry.line.length;
+    }
+    const unwritten = queued || entry.end > this.charsDone + this.charsRemoved;
     if (unwritten && entry.closesStdin) {
       // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${this.name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${this.logPath}`);
@@ -792,9 +806,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       return;
     }
     // Not begun: taken back, so the extension never sees it. Begun: completed, so the framing holds.
-    if (unwritten && this.queue.remove(entry.line)) {
-      this.stats.framesOut--;
-      this.charsRemoved += entry.line.length;
+    if (queued) {
       this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${this.name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${this.logPath}`));
       return;
     }

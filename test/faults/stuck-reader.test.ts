@@ -61,3 +61,14 @@ it('drops events over the bound, stops it once stuck, and settles its calls; the
     await host.stop();
   }
 });
+
+it('a bound smaller than one frame still lets a frame through when nothing waits (hello_ack included)', { timeout: 15_000 }, async () => {
+  const host = new ExtensionHost({ discover: false, explicit: [fixture('faults/echo-py')], logDir: path.join(tmp.dir, 'small'), maxOutboundBytes: 16 });
+  try {
+    const report = await host.start();
+    expect(report.loaded.map((e) => [e.name, e.readyVia])).toEqual([['echo-py', 'ready']]);
+    expect((await host.callTool('echo', { a: 1 })).content).toEqual([{ type: 'text', text: '{"a":1}' }]);
+  } finally {
+    await host.stop();
+  }
+});
