@@ -25,6 +25,7 @@ import { processHelloTimeout, startBound } from './late-join.js';
 import { noExtensions, searchedDirs } from './searched.js';
 import { LoadedExtension } from './loaded-extension.js';
 import { oncePerBurst } from './once-per-burst.js';
+import { pendingGuard } from './pending-guard.js';
 import { Registry } from './registry.js';
 import { toolContent } from './tool-result.js';
 import type {
@@ -534,11 +535,18 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   // Interception
   // ------------------------------------------------------------------------------------------
 
-  /** The adapters of ready extensions in load order; cached until a state, adapter or the load set changes. */
+  /**
+   * The adapters of ready extensions in load order, and a stand-in for each fail-closed one still
+   * starting (pending-guard.ts); cached until a state, adapter or the load set changes.
+   */
   private interceptAdapters(): Interceptor[] {
     if (this.adapterList !== undefined) return this.adapterList;
     const list: Interceptor[] = [];
     for (const ext of this.loaded) {
+      if (ext.state === 'starting' && policyFor(this.options.interceptPolicy, ext.name)?.onFailure === 'block') {
+        list.push(pendingGuard(ext, () => this.adapters.get(ext)));
+        continue;
+      }
       if (ext.state !== 'ready') continue;
       const adapter = this.adapters.get(ext);
       if (adapter !== undefined) list.push(adapter);

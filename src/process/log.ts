@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, open, readFile, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, open, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
@@ -25,9 +25,9 @@ export interface ExtensionLogOptions {
  * one bounded queue.
  *
  * The cap: at each start, and every `checkMs` while a child runs, a file at or over `maxBytes` is
- * rotated to `<file>.1` (replacing it). With no child it is renamed; under a running child it is
- * copied and truncated (the child's fd appends, so it goes on at the new end), and what the child
- * writes between the copy and the truncation is lost. So a file holds at most `maxBytes` plus what
+ * rotated to `<file>.1` (replacing it) by a copy and a truncation, never a rename (a child, ours or
+ * another host's sharing the log dir, appends through its fd and goes on at the new end); what a
+ * child writes between the copy and the truncation is lost. So a file holds at most `maxBytes` plus what
  * is written within one check, and `.1` as much again.
  */
 export class ExtensionLog {
@@ -59,7 +59,7 @@ export class ExtensionLog {
   async openForChild(header: string): Promise<FileHandle> {
     await mkdir(path.dirname(this.path), { recursive: true });
     await this.flushed();
-    await this.#rotateIfFull(false);
+    await this.#rotateIfFull();
     const handle = await open(this.path, 'a');
     try {
       const { size } = await handle.stat();
@@ -110,10 +110,9 @@ export class ExtensionLog {
     this.#draining ??= (async () => {
       try {
         while (this.#queue.length > 0 || this.#dropped > 0 || this.#checkDue) {
-          const live = this.#timer !== undefined;
           if (this.#checkDue || this.#queue.length > 0) {
             this.#checkDue = false;
-            await this.#rotateIfFull(live);
+            await this.#rotateIfFull();
           }
           let batch = this.#queue.join('');
           this.#queue = [];
@@ -131,17 +130,15 @@ export class ExtensionLog {
     return this.#draining;
   }
 
-  async #rotateIfFull(live: boolean): Promise<void> {
+  async #rotateIfFull(): Promise<void> {
     if (!Number.isFinite(this.#maxBytes)) return;
     try {
       const { size } = await stat(this.path);
       if (size < this.#maxBytes) return;
-      if (live) {
-        await copyFile(this.path, this.rotatedPath);
-        await truncate(this.path, 0);
-      } else {
-        await rename(this.path, this.rotatedPath);
-      }
+      // Always copy and truncate, never rename: another host sharing the log dir may have a child
+      // appending to this file, and a renamed file would grow unseen under the `.1` name.
+      await copyFile(this.path, this.rotatedPath);
+      await truncate(this.path, 0);
       this.startOffset = 0;
       const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}); the earlier part is in ${this.rotatedPath}\n`;
       await appendFile(this.path, note);
