@@ -189,6 +189,9 @@ interface DeadlineGroup {
 
 const RESOLVED = Promise.resolve();
 
+/** How many deadline groups (distinct timeouts) keep their timer for reuse. */
+const MAX_KEPT_DEADLINES = 8;
+
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
 const MAX_BATCH_LINES = 8;
 
@@ -761,6 +764,12 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
         created.timer = setTimeout(() => this.onDeadline(created), Math.max(0, timeoutMs));
         created.timer.unref?.();
         if (kept?.live === 0) this.clearDeadline(kept);
+        // Callers passing a remaining budget make a new timeout each time: keep a few, not one per value.
+        if (kept === undefined && this.keptDeadlines.size >= MAX_KEPT_DEADLINES) {
+          const [oldestMs, oldest] = this.keptDeadlines.entries().next().value!;
+          this.keptDeadlines.delete(oldestMs);
+          if (oldest.live === 0) this.clearDeadline(oldest); // else cleared at its last release
+        }
         this.keptDeadlines.set(timeoutMs, created);
         group = created;
       }
