@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, open, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
@@ -8,6 +8,8 @@ export { logPathFor, safeLogName } from './log-name.js';
 export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
 /** How often the size of a running child's log is checked (the child writes it without the host). */
 export const LOG_CHECK_MS = 1000;
+/** After a rotation, the next check comes this soon (a flood refills the file within one LOG_CHECK_MS). */
+const FLOOD_CHECK_MS = 25;
 /** `[host]` lines (and bytes of them) waiting to be written at most; more are dropped and counted. */
 export const MAX_QUEUED_HOST_LINES = 1000;
 export const MAX_QUEUED_HOST_BYTES = 1024 * 1024;
@@ -135,13 +137,28 @@ export class ExtensionLog {
     try {
       const { size } = await stat(this.path);
       if (size < this.#maxBytes) return;
-      // Always copy and truncate, never rename: another host sharing the log dir may have a child
-      // appending to this file, and a renamed file would grow unseen under the `.1` name.
-      await copyFile(this.path, this.rotatedPath);
+      // Copy and truncate, never rename: another host sharing the log dir may have a child
+      // appending to this file, and a renamed file would grow unseen under the `.1` name. Only the
+      // last maxBytes are copied: a file that a flood grew far past the cap costs no more to rotate.
+      const kept = Math.min(size, this.#maxBytes);
+      const file = await open(this.path, 'r');
+      try {
+        const tail = Buffer.alloc(kept);
+        const { bytesRead } = await file.read(tail, 0, kept, size - kept);
+        await writeFile(this.rotatedPath, tail.subarray(0, bytesRead));
+      } finally {
+        await file.close();
+      }
       await truncate(this.path, 0);
       this.startOffset = 0;
-      const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}); the earlier part is in ${this.rotatedPath}\n`;
+      const dropped = size - kept > 0 ? `; ${size - kept} bytes before its last ${kept} were dropped` : '';
+      const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`;
       await appendFile(this.path, note);
+      // A flood fills the file again within one check: look again soon while it lasts.
+      if (this.#timer !== undefined) setTimeout(() => {
+        this.#checkDue = true;
+        void this.#drain();
+      }, FLOOD_CHECK_MS).unref();
     } catch {
       // No file yet, or it went away: nothing to rotate.
     }
