@@ -27,6 +27,7 @@ import { LoadedExtension } from './loaded-extension.js';
 import { oncePerBurst } from './once-per-burst.js';
 import { pendingGuard } from './pending-guard.js';
 import { Registry } from './registry.js';
+import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, boundedMessage, registrationChars } from './registration-limits.js';
 import { toolContent } from './tool-result.js';
 import type {
   CommandInfo,
@@ -477,8 +478,19 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.diagnose({ code: 'PANEL_REFUSED', message, extension: ext.name, severity: 'warning' });
   }
 
+  /** Whether `ext` may register one more item of `chars` characters; a refusal is a (limited) diagnostic. */
+  private withinLimits(ext: LoadedExtension, what: string, chars: number): boolean {
+    if (ext.commands.size + ext.tools.size < MAX_REGISTRATIONS && ext.registrationChars + chars <= MAX_REGISTRATION_CHARS) {
+      ext.registrationChars += chars;
+      return true;
+    }
+    this.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: ${what} refused: an extension may register at most ${MAX_REGISTRATIONS} commands and tools of ${MAX_REGISTRATION_CHARS} characters in all`, extension: ext.name, severity: 'warning' });
+    return false;
+  }
+
   private registerCommand(ext: LoadedExtension, name: string, description: string): void {
     const key = name.toLowerCase();
+    if (!ext.commands.has(key) && !this.withinLimits(ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
     if (ext.commands.has(key)) {
       this.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered command /${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
       return;
@@ -490,6 +502,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private registerTool(ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
+    if (!ext.tools.has(name) && !this.withinLimits(ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
     if (ext.tools.has(name)) {
       this.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered tool ${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
       return;
@@ -510,7 +523,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
 
   private subscribe(ext: LoadedExtension, events: readonly string[], intercept: readonly string[]): void {
-    for (const event of events) ext.events.add(event);
+    for (const event of events) {
+      if (ext.events.has(event)) continue;
+      if (ext.events.size >= MAX_EVENT_NAMES) {
+        this.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: subscription to more than ${MAX_EVENT_NAMES} event names refused`, extension: ext.name, severity: 'warning' });
+        break;
+      }
+      if (!this.withinLimits(ext, `event ${event.slice(0, 120)}`, event.length)) break;
+      ext.events.add(event);
+    }
     for (const event of intercept) {
       if (!INTERCEPTABLE.has(event)) {
         this.diagnose({ code: 'UNKNOWN_INTERCEPT', message: `${ext.name} asked to intercept ${JSON.stringify(event)}, which cannot be intercepted; ignored`, extension: ext.name, severity: 'warning' });
@@ -839,12 +860,14 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** An extension's diagnostics go through its limiter: a flood of frames costs a summary per second. */
   private diagnose(d: HostDiagnostic, log = true): void {
+    d.message = boundedMessage(d.message);
     const ext = d.extension === undefined ? undefined : this.byName.get(d.extension);
     if (ext === undefined) this.record(d, log);
     else ext.diagnostics.report(d.code, d.message, { d, log });
   }
 
   private record(d: HostDiagnostic, log: boolean): void {
+    d.message = boundedMessage(d.message);
     if (d.extension !== undefined && d.logPath === undefined) {
       const logPath = this.byName.get(d.extension)?.logPath;
       if (logPath !== undefined) d.logPath = logPath;

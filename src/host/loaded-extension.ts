@@ -27,6 +27,8 @@ export class LoadedExtension {
   private resolveSettled!: () => void;
   readonly startedAt = performance.now();
   lastFrameAt = 0;
+  /** Characters its registrations hold (see registration-limits.ts). */
+  registrationChars = 0;
   /** panel_render / panel_close frames for its own panels after they closed, dropped. */
   latePanelFrames = 0;
   /** The host's own diagnostics about this extension (the process limits its own). */
