@@ -12,6 +12,7 @@ import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type ResponseM
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
 import type { CommandResponseFrame, ExtensionFrame, PanelKeyName, ToolResultFrame } from '../protocol/frames.js';
+import { jsonProblem } from '../protocol/json-check.js';
 import { loadCodec } from '../protocol/load-codec.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import { VERSION } from '../version.js';
@@ -120,6 +121,8 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private operation: Promise<unknown> = Promise.resolve();
   private readonly interceptWarnings = new InterceptWarnings();
   private searched: string[] = [];
+  /** Callbacks that threw at least once (their warning event was emitted). */
+  private readonly callbacksThrown = new Set<string>();
   private announcing = false;
   // One snapshot per burst of late registrations, not one per command (that was O(n^2)).
   private readonly commandsChangedSoon = oncePerBurst(() => this.emit('commands:changed', this.commands()));
@@ -630,7 +633,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       args = space === -1 ? '' : text.slice(space).trim();
     } else {
       name = input.name.replace(/^\//, '');
-      args = (input.args ?? '').trim();
+      args = String(input.args ?? '').trim();
     }
     const registration = this.commandRegistry.get(name);
     const ext = registration === undefined ? undefined : this.byName.get(registration.extension);
@@ -808,7 +811,13 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     let sent = 0;
     for (const ext of this.loaded) {
       if (ext.state !== 'ready' || !ext.events.has(name)) continue;
-      line ??= encodeFrame(frame);
+      if (line === undefined) {
+        try {
+          line = encodeFrame(frame);
+        } catch (err) {
+          throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
+        }
+      }
       if (ext.process.sendLine(line)) sent++;
     }
     return sent;
@@ -906,8 +915,12 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
         fn(arg);
       } catch (err) {
         const message = `callback ${name} threw: ${err instanceof Error ? err.message : String(err)}`;
-        this.diagnose({ code: 'CALLBACK_THREW', message, severity: 'error' });
-        if (name !== 'warning') this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+        // Named after the extension whose frame it served, so a flood goes through that extension's
+        // diagnostic limit; the warning event comes once per callback, not once per frame.
+        const extension = (arg as { extension?: unknown } | undefined)?.extension;
+        this.diagnose({ code: 'CALLBACK_THREW', message, extension: typeof extension === 'string' ? extension : undefined, severity: 'error' });
+        if (name !== 'warning' && !this.callbacksThrown.has(name)) this.safeEmit('warning', [{ message, code: 'CALLBACK_THREW' }]);
+        this.callbacksThrown.add(name);
       }
     }
     const event = (CALLBACK_EVENTS as Partial<Record<keyof HostCallbacks, string>>)[name];

@@ -721,6 +721,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err);
       return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
     }
+    // The spec caps every frame: a conforming extension would disconnect on a larger one. A line
+    // of at most a third of the cap in UTF-16 units fits in any case (3 bytes a unit at most).
+    const maxFrame = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
+      const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`);
+      return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
+    }
     return new Promise<unknown>((resolve, reject) => {
       const entry: Pending = {
         id,

@@ -144,3 +144,37 @@ describe('stop() during a start', () => {
     expect(host.extensions()).toEqual([]);
   });
 });
+
+describe('embedder input the host must survive (review findings)', () => {
+  it('emit with a payload that cannot be encoded throws a typed INVALID_ARGUMENT; runCommand takes non-string args', async () => {
+    const { host } = await kit.start({ explicit: [fixture('extensions/kitchen')] });
+    const cyclic: Record<string, unknown> = { event: 'turn_start', step: 1 };
+    cyclic.self = cyclic;
+    expect(() => host.emit(cyclic as { event: string })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('is cyclic') }));
+    expect(() => host.emit({ event: 'turn_start', step: 1, big: 10n })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    const outcome = await host.runCommand({ name: 'show', args: 42 as unknown as string });
+    expect(outcome).toMatchObject({ handled: true, args: '42' });
+    await host.stop();
+  });
+
+  it('a callback that throws on every frame warns once and its diagnostics name the extension (and are limited)', async () => {
+    const warnings: string[] = [];
+    const { host } = await kit.start({
+      explicit: [fixture('extensions/kitchen')],
+      callbacks: {
+        display: () => {
+          throw new Error('display broke');
+        },
+        warning: (w) => warnings.push(w.code ?? ''),
+      },
+    });
+    const events: string[] = [];
+    host.on('warning', (w) => events.push(w.code ?? ''));
+    for (let i = 0; i < 20; i++) await host.runCommand(`/show ${i}`);
+    expect(events.filter((c) => c === 'CALLBACK_THREW')).toHaveLength(1);
+    const threw = host.diagnostics().filter((d) => d.code === 'CALLBACK_THREW');
+    expect(threw.length).toBeLessThanOrEqual(6);
+    expect(threw[0]).toMatchObject({ extension: 'kitchen' });
+    await host.stop();
+  });
+});

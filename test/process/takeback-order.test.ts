@@ -38,3 +38,15 @@ it.each([
     vi.useRealTimers();
   }
 });
+
+it('a request larger than the frame limit is not sent: INVALID_ARGUMENT, nothing pending', async () => {
+  const ext = memoryExtension((f) => (f.type === 'tool_call' ? { type: 'tool_result', id: f.id, content: [] } : undefined));
+  const proc = await startMemoryProcess(ext, logs.dir);
+  await expect(proc.request({ type: 'tool_call', name: 'big', args: { s: 'é'.repeat(2.5 * 1024 * 1024) } }, { timeoutMs: 1000 })).rejects.toMatchObject({
+    code: 'INVALID_ARGUMENT',
+    message: expect.stringContaining('frames are limited to 4194304 bytes'),
+  });
+  await expect(proc.request({ type: 'tool_call', name: 'ok', args: { s: 'x'.repeat(1000) } }, { timeoutMs: 5000 })).resolves.toMatchObject({ type: 'tool_result' });
+  expect(ext.requests('tool_call').map((r) => r.name)).toEqual(['ok']);
+  await proc.stop();
+});
