@@ -123,9 +123,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private searched: string[] = [];
   /** Callbacks that threw at least once (their warning event was emitted). */
   private readonly callbacksThrown = new Set<string>();
-  private announcing = false;
-  // One snapshot per burst of late registrations, not one per command (that was O(n^2)).
+  // One snapshot per burst of registrations, not one per command or tool (that was O(n^2)).
   private readonly commandsChangedSoon = oncePerBurst(() => this.emit('commands:changed', this.commands()));
+  private readonly announceToolsSoon = oncePerBurst(() => this.announceTools());
 
   constructor(options: ExtensionHostOptions = {}) {
     super();
@@ -342,7 +342,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     // A late joiner (start() went on without it): its registrations are announced now.
     if (this.status === 'running') {
       if (ext.tools.size > 0) this.toolsChangedSoon();
-      if (ext.commands.size > 0) this.emit('commands:changed', this.commands());
+      if (ext.commands.size > 0) this.commandsChangedSoon();
     }
   }
 
@@ -481,23 +481,30 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     this.diagnose({ code: 'PANEL_REFUSED', message, extension: ext.name, severity: 'warning' });
   }
 
-  /** Whether `ext` may register one more item of `chars` characters; a refusal is a (limited) diagnostic. */
-  private withinLimits(ext: LoadedExtension, what: string, chars: number): boolean {
-    if (ext.commands.size + ext.tools.size < MAX_REGISTRATIONS && ext.registrationChars + chars <= MAX_REGISTRATION_CHARS) {
+  /**
+   * Whether `ext` may register one more item of `chars` characters, having `count` of at most `limit`
+   * (`what` it limits); a refusal is a (limited) diagnostic.
+   */
+  private withinLimits(ext: LoadedExtension, item: string, chars: number, count: number, limit: number, what: string): boolean {
+    if (count < limit && ext.registrationChars + chars <= MAX_REGISTRATION_CHARS) {
       ext.registrationChars += chars;
       return true;
     }
-    this.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: ${what} refused: an extension may register at most ${MAX_REGISTRATIONS} commands and tools of ${MAX_REGISTRATION_CHARS} characters in all`, extension: ext.name, severity: 'warning' });
+    this.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: ${item} refused: an extension may register at most ${limit} ${what}, of ${MAX_REGISTRATION_CHARS} characters in all`, extension: ext.name, severity: 'warning' });
     return false;
+  }
+
+  private registrationAllowed(ext: LoadedExtension, item: string, chars: number): boolean {
+    return this.withinLimits(ext, item, chars, ext.commands.size + ext.tools.size, MAX_REGISTRATIONS, 'commands and tools');
   }
 
   private registerCommand(ext: LoadedExtension, name: string, description: string): void {
     const key = name.toLowerCase();
-    if (!ext.commands.has(key) && !this.withinLimits(ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
     if (ext.commands.has(key)) {
       this.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered command /${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
       return;
     }
+    if (!this.registrationAllowed(ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
     const { conflict } = this.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
     ext.commands.set(key, { name, description });
     if (conflict !== undefined) this.recordConflict('command', `/${conflict.name}`, conflict.loser, conflict.winner);
@@ -505,11 +512,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   }
 
   private registerTool(ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
-    if (!ext.tools.has(name) && !this.withinLimits(ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
     if (ext.tools.has(name)) {
       this.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered tool ${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
       return;
     }
+    if (!this.registrationAllowed(ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
     const { conflict, changed } = this.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
     ext.tools.set(name, { name, description, schema, deferred });
     if (conflict !== undefined) this.recordConflict('tool', name, conflict.loser, conflict.winner);
@@ -528,11 +535,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   private subscribe(ext: LoadedExtension, events: readonly string[], intercept: readonly string[]): void {
     for (const event of events) {
       if (ext.events.has(event)) continue;
-      if (ext.events.size >= MAX_EVENT_NAMES) {
-        this.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: subscription to more than ${MAX_EVENT_NAMES} event names refused`, extension: ext.name, severity: 'warning' });
-        break;
-      }
-      if (!this.withinLimits(ext, `event ${event.slice(0, 120)}`, event.length)) break;
+      if (!this.withinLimits(ext, `subscription to ${event.slice(0, 120)}`, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
       ext.events.add(event);
     }
     for (const event of intercept) {
@@ -774,14 +777,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   private toolsChangedSoon(): void {
     // During start/reload, the announcement at the end covers it.
-    if (this.status !== 'running') return;
-    if (this.announcing) return;
-    this.announcing = true;
-    // Several registrations in one burst become one announcement.
-    queueMicrotask(() => {
-      this.announcing = false;
-      this.announceTools();
-    });
+    if (this.status === 'running') this.announceToolsSoon();
   }
 
   private announceTools(): void {
