@@ -254,6 +254,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   /** Lines waiting for this tick's write, or for the write in progress to complete. */
   private readonly queue = new OutboundQueue();
   private readonly maxOutbound: number;
+  /** Largest frame, in bytes, in either direction. */
+  private readonly maxFrame: number;
+  private readonly stuckMs: number;
   private readonly stuck: StuckWatch;
   private readonly limiter = new DiagnosticLimiter<undefined>({ emit: (code, message) => this.emitDiagnostic(code as ProcessDiagnostic['code'], message) });
   /** write() calls issued, and completed (callbacks run in order). */
@@ -292,7 +295,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.idPrefix = `${options.idPrefix ?? options.name}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
     this.maxOutbound = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
-    this.stuck = new StuckWatch(options.timeouts?.stuck ?? 60_000, () => this.onStuck());
+    this.maxFrame = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.stuckMs = options.timeouts?.stuck ?? 60_000;
+    this.stuck = new StuckWatch(this.stuckMs, () => this.onStuck());
     this.exitPromise = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -394,7 +399,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     const decoder = new LineDecoder(
       (line) => this.onLine(line),
       (bytes, limit) => this.onOverflow(bytes, limit),
-      { maxFrameBytes: this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES },
+      { maxFrameBytes: this.maxFrame },
     );
     child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     child.stdout.once('end', () => {
@@ -723,9 +728,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     // The spec caps every frame: a conforming extension would disconnect on a larger one. A line
     // of at most a third of the cap in UTF-16 units fits in any case (3 bytes a unit at most).
-    const maxFrame = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-    if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
-      const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`);
+    if (line.length * 3 > this.maxFrame && Buffer.byteLength(line) - 1 > this.maxFrame) {
+      const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${this.maxFrame} bytes`);
       return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);
     }
     return new Promise<unknown>((resolve, reject) => {
@@ -832,8 +836,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */
   private onStuck(): void {
     if (this.disconnected !== undefined || this.state === 'closed') return;
-    const ms = this.options.timeouts?.stuck ?? 60_000;
-    const message = `${this.name} read nothing from its stdin for ${ms} ms (${this.queue.chars} bytes waiting); it is stuck and is being stopped; see ${this.logPath}`;
+    const message = `${this.name} read nothing from its stdin for ${this.stuckMs} ms (${this.queue.chars} bytes waiting); it is stuck and is being stopped; see ${this.logPath}`;
     this.diagnose('STDIN_STUCK', message);
     this.closeStdin(this.error(ErrorCode.WRITE_TIMEOUT, message));
   }
