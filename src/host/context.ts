@@ -1,6 +1,6 @@
 import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
-import type { Interceptor } from '../intercept/types.js';
+import type { ExtensionStep } from '../intercept/extension-step.js';
 import type { ResponseMapper } from '../process/extension-process.js';
 import type { ToolResultFrame } from '../protocol/frames.js';
 import type { ClosedPanels } from './closed-panels.js';
@@ -53,10 +53,10 @@ export interface HostContext {
   /** Open panels and their owners. */
   readonly panels: Map<string, LoadedExtension>;
   readonly closedPanels: ClosedPanels<LoadedExtension>;
-  /** One interceptor per extension that subscribed to an intercept. */
-  readonly adapters: Map<LoadedExtension, Interceptor>;
-  /** The chain's source as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
-  adapterList: Interceptor[] | undefined;
+  /** One chain step per extension that subscribed to an intercept. */
+  readonly adapters: Map<LoadedExtension, ExtensionStep>;
+  /** The chain's extension steps as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
+  adapterList: ExtensionStep[] | undefined;
   readonly chain: InterceptChain;
   readonly preparer: SystemPromptPreparer;
   readonly interceptWarnings: InterceptWarnings;

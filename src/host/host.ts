@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
-import { InterceptChain } from '../intercept/chain.js';
+import { InterceptChain, useExtensionSteps } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
 import { ClosedPanels } from './closed-panels.js';
@@ -12,7 +12,7 @@ import { sendEvent } from './event-fanout.js';
 import { endExtension } from './extension-state.js';
 import { InterceptWarnings } from './intercept-warnings.js';
 import type { LoadedExtension } from './loaded-extension.js';
-import { currentInterceptors } from './interceptors.js';
+import { extensionSteps } from './interceptors.js';
 import { loadExtensions, startReport, unloadExtensions } from './loader.js';
 import { oncePerBurst } from './once-per-burst.js';
 import { DEFAULT_TIMEOUTS, timeoutsOf, validateOptions } from './options.js';
@@ -60,7 +60,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const chain = new InterceptChain({
       timeoutMs: timeouts.intercept,
       revalidate: options.revalidateIntercepts ?? false,
-      source: () => currentInterceptors(ctx),
       onDiagnostic: (d) => {
         const ext = byName.get(d.interceptor);
         diagnostics.diagnose({ code: `INTERCEPT_${d.kind.toUpperCase()}`, message: `${d.interceptor} (${d.event}): ${d.message}`, extension: ext?.name, severity: 'warning' }, ext !== undefined);
@@ -106,6 +105,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       commandsChangedSoon: oncePerBurst(() => out.emit('commands:changed', listCommands(ctx))),
       announceToolsSoon: oncePerBurst(() => announceTools(ctx)),
     };
+    useExtensionSteps(chain, () => extensionSteps(ctx));
     this.ctx = ctx;
     this.intercepts = chain;
   }
