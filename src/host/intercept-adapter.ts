@@ -1,21 +1,10 @@
 // One extension as an interceptor: each intercepted event is one event_intercept request.
 import { ErrorCode } from '../errors.js';
-import {
-  ALLOWED,
-  DIRECT_STEP,
-  STEP_ABORT,
-  TRUSTED_INTERCEPTOR,
-  abortedError,
-  failureOutcome,
-  stepDeadline,
-  timeoutOutcome,
-  type DirectStep,
-  type StepMethod,
-  type StepOutcome,
-} from '../intercept/step.js';
+import type { ExtensionStep, StepCall, StepRunner } from '../intercept/extension-step.js';
+import { NO_DECISION, abortedError, failureOutcome, stepDeadline, timeoutOutcome, type StepMethod, type StepOutcome } from '../intercept/step.js';
 import type { InterceptContext, Interceptor } from '../intercept/types.js';
-import type { AbortLike, ExtensionProcess, RequestFrame, RequestOptions, ResponseMapper } from '../process/extension-process.js';
-import { TOOL_CALL_INTERCEPT } from '../protocol/encode.js';
+import type { ExtensionProcess, RequestFrame, RequestOptions, ResponseMapper } from '../process/extension-process.js';
+import { toolCallInterceptHead } from '../protocol/encode.js';
 import type { EventInterceptResponseFrame } from '../protocol/frames.js';
 import type { InterceptPolicy } from './types.js';
 
@@ -30,19 +19,21 @@ type Decision = Record<string, unknown>;
 type Mapper = ResponseMapper<EventInterceptResponseFrame, StepOutcome>;
 
 /**
- * Where a chain's tool_call input keeps its frame: the chain hands the same, unchanging input object
- * to every trusted step until a rewrite (see InterceptChain.toolCall), so the frame, and with it
- * the encoding (see TOOL_CALL_INTERCEPT), is made once per chain call and args version.
+ * A chain call's tool_call request as its extension steps share it (StepCall.cache): the frame, its
+ * line up to the id, and the request options of the step that made it.
  */
-const FRAME = Symbol('zot-extension-host.toolCallFrame');
+interface SharedToolCall {
+  readonly frame: RequestFrame<'event_intercept'>;
+  readonly head: string | undefined;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly options: RequestOptions;
+}
 
 function frameFor(method: StepMethod, input: Record<string, unknown>): RequestFrame<'event_intercept'> {
   switch (method) {
-    case 'toolCall': {
-      // Key order as TOOL_CALL_INTERCEPT requires.
-      const frame = { type: 'event_intercept', event: 'tool_call', tool_id: input.toolId as string, tool_name: input.toolName as string, tool_args: input.args as Record<string, unknown>, [TOOL_CALL_INTERCEPT]: true } as const;
-      return frame;
-    }
+    case 'toolCall':
+      return { type: 'event_intercept', event: 'tool_call', tool_id: input.toolId as string, tool_name: input.toolName as string, tool_args: input.args as Record<string, unknown> };
     case 'turnStart':
       return { type: 'event_intercept', event: 'turn_start', step: input.step as number };
     case 'assistantMessage':
@@ -79,38 +70,52 @@ function isPlainAllow(r: EventInterceptResponseFrame): boolean {
   return r.block === undefined && r.reason === undefined && r.modified_args === undefined && r.replace_text === undefined && r.system_prompt === undefined;
 }
 
-/** The step's abort without creating its AbortSignal (see STEP_ABORT); any other context: its signal. */
-function abortOf(ctx: InterceptContext): AbortSignal | AbortLike {
-  return (ctx as { [STEP_ABORT]?: AbortLike })[STEP_ABORT] ?? ctx.signal;
-}
-
-function requestOptions(method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined): RequestOptions {
+function requestOptions(method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined, head?: string): RequestOptions {
   const options: RequestOptions = { timeoutMs: stepDeadline(stepTimeoutMs) };
   if (signal !== undefined) options.signal = signal;
   if (method === 'beforeAgentStart') options.closeStdinOnWriteTimeout = true;
+  if (head !== undefined) options.head = head;
   return options;
+}
+
+/** The chain call's tool_call request, made by its first extension step (per args version) and reused by the others. */
+function sharedToolCall(call: StepCall, input: Record<string, unknown>, stepTimeoutMs: number, signal: AbortSignal | undefined): SharedToolCall {
+  const cached = call.cache as SharedToolCall | undefined;
+  if (cached !== undefined && cached.timeoutMs === stepTimeoutMs && cached.signal === signal) return cached;
+  const frame = cached?.frame ?? frameFor('toolCall', input);
+  const head = cached !== undefined ? cached.head : toolCallInterceptHead(input.toolId, input.toolName, input.args);
+  const shared: SharedToolCall = { frame, head, timeoutMs: stepTimeoutMs, signal, options: requestOptions('toolCall', stepTimeoutMs, signal, head) };
+  call.cache = shared;
+  return shared;
 }
 
 /**
  * The interceptor for one extension and the events it intercepts. Its methods can be called like
- * any interceptor's; the chain runs its steps directly (DIRECT_STEP): one request whose deadline is
- * the step's, answered straight into the step's outcome.
+ * any interceptor's (one request each); see extensionStep() for how the host's chain runs it.
  */
 export function interceptAdapter(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): Interceptor {
-  const adapter: Interceptor & { [TRUSTED_INTERCEPTOR]?: true; [DIRECT_STEP]?: DirectStep } = { name };
-  if (policy?.onFailure !== undefined) adapter.onFailure = policy.onFailure;
+  return extensionStep(name, proc, events, timeoutMs, policy).interceptor;
+}
+
+/**
+ * One extension as a step of the host's chain (intercept/extension-step.ts): its interceptor, and
+ * the runner the chain calls instead: one request whose deadline is the step's, answered straight
+ * into the step's outcome; a tool_call frame is made and encoded once per chain call and args version.
+ */
+export function extensionStep(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): ExtensionStep {
+  const interceptor: Interceptor = { name };
+  if (policy?.onFailure !== undefined) interceptor.onFailure = policy.onFailure;
   const methods: Partial<Record<StepMethod, unknown>> = {};
   for (const [event, method] of Object.entries(METHOD_OF)) {
     if (!events.has(event)) continue;
     const closeStdinOnWriteTimeout = method === 'beforeAgentStart' || undefined;
     const call = async (input: object, ctx: InterceptContext): Promise<Decision> =>
-      decisionFor(method, await proc.request(frameFor(method, input as Record<string, unknown>), { timeoutMs, signal: abortOf(ctx), closeStdinOnWriteTimeout }));
-    (adapter as Record<StepMethod, unknown>)[method] = call;
+      decisionFor(method, await proc.request(frameFor(method, input as Record<string, unknown>), { timeoutMs, signal: ctx.signal, closeStdinOnWriteTimeout }));
+    (interceptor as Record<StepMethod, unknown>)[method] = call;
     methods[method] = call;
   }
-  adapter[TRUSTED_INTERCEPTOR] = true;
   const mapperFor = (method: StepMethod, stepTimeoutMs: number, signal: AbortSignal | undefined): Mapper => ({
-    frame: (r) => (isPlainAllow(r) ? ALLOWED : { ok: true, decision: decisionFor(method, r) }),
+    frame: (r) => (isPlainAllow(r) ? NO_DECISION : { ok: true, decision: decisionFor(method, r) }),
     error: (error) => {
       if (error.code === ErrorCode.ABORTED && signal?.aborted === true) throw abortedError(signal);
       // Input that cannot be encoded is the caller's fault, not this guard's: it must reject the
@@ -122,15 +127,15 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
   // Without a caller signal a mapper (and the request options) depend only on the method and the
   // deadline: reused.
   const unsignalled: Partial<Record<StepMethod, { timeoutMs: number; mapper: Mapper; options: RequestOptions }>> = {};
-  adapter[DIRECT_STEP] = {
+  const runner: StepRunner = {
     methods,
-    run(method, input, stepTimeoutMs, signal) {
+    run(method, input, stepTimeoutMs, signal, call) {
       if (signal?.aborted) return Promise.reject(abortedError(signal));
       // A before_agent_start step that cannot even be written within its deadline closes the
       // extension's stdin (the spec: "a blocked request write closes its input pipe"); the step
       // counts as a timeout. Other steps follow the request rule (taken back or completed).
       let mapper: Mapper;
-      let options: RequestOptions;
+      let options: RequestOptions | undefined;
       if (signal === undefined) {
         let cached = unsignalled[method];
         if (cached?.timeoutMs !== stepTimeoutMs) {
@@ -141,14 +146,13 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
         options = cached.options;
       } else {
         mapper = mapperFor(method, stepTimeoutMs, signal);
-        options = requestOptions(method, stepTimeoutMs, signal);
       }
-      const frame =
-        method === 'toolCall'
-          ? ((input as { [FRAME]?: RequestFrame<'event_intercept'> })[FRAME] ??= frameFor(method, input as Record<string, unknown>))
-          : frameFor(method, input as Record<string, unknown>);
-      return proc.request(frame, options, mapper);
+      if (method === 'toolCall') {
+        const shared = sharedToolCall(call, input as Record<string, unknown>, stepTimeoutMs, signal);
+        return proc.request(shared.frame, shared.options, mapper);
+      }
+      return proc.request(frameFor(method, input as Record<string, unknown>), options ?? requestOptions(method, stepTimeoutMs, signal), mapper);
     },
   };
-  return adapter;
+  return { interceptor, runner };
 }

@@ -8,10 +8,11 @@ export type StepOutcome =
   | { ok: false; kind: FailureKind; message: string };
 
 /**
- * @internal The outcome of a step that allowed with no decision at all (answered nothing, or `{}`):
- * one shared, frozen object, so the chain recognizes the common case by identity.
+ * A step that allowed without deciding anything (answered nothing, or an answer without a field):
+ * shared and frozen, so the common case allocates nothing. The chain recognizes it by its fields
+ * (`ok && decision === undefined`), never by identity.
  */
-export const ALLOWED: StepOutcome = Object.freeze({ ok: true, decision: undefined });
+export const NO_DECISION: StepOutcome = Object.freeze({ ok: true, decision: undefined });
 
 export interface StepOptions {
   name: string;
@@ -19,29 +20,8 @@ export interface StepOptions {
   signal?: AbortSignal | undefined;
 }
 
-
-/**
- * @internal Where the host's own extension adapters find their step's abort: the same events as
- * `ctx.signal` without creating an AbortSignal (an EventTarget, the costliest part of a step) for
- * each step. `ctx.signal` is still created on first use, already aborted if the step is over.
- */
-export const STEP_ABORT = Symbol('zot-extension-host.stepAbort');
-
 /** The interceptor methods, one per interceptable event. */
 export type StepMethod = 'toolCall' | 'turnStart' | 'assistantMessage' | 'beforeAgentStart';
-
-/**
- * @internal An interceptor that runs its steps itself: given the step's deadline and the caller's
- * signal, it returns the outcome exactly as runStep() would classify it (the host's extension
- * adapters: one request, without runStep's promise, timer, closures and AbortSignal). Only used
- * while `interceptor[method]` is still `methods[method]`, so replacing a method opts out.
- */
-export const DIRECT_STEP = Symbol('zot-extension-host.directStep');
-
-export interface DirectStep {
-  readonly methods: Readonly<Partial<Record<StepMethod, unknown>>>;
-  run(method: StepMethod, input: object, timeoutMs: number, signal: AbortSignal | undefined): Promise<StepOutcome>;
-}
 
 /** The longest deadline a timer can express; longer ones mean "no deadline". */
 export function stepDeadline(timeoutMs: number): number | undefined {
@@ -61,13 +41,6 @@ function timeoutMessage(name: string, timeoutMs: number): string {
 export function failureOutcome(error: unknown): StepOutcome {
   return { ok: false, kind: failureKindOf(error), message: error instanceof Error ? error.message : String(error) };
 }
-
-/**
- * @internal Marks an interceptor that neither mutates its input nor keeps the objects it returns
- * (the host's adapters only serialize the input and answer freshly parsed JSON): the chain skips
- * its defensive copies for it.
- */
-export const TRUSTED_INTERCEPTOR = Symbol('zot-extension-host.trustedInterceptor');
 
 /** One step's abort: listeners run once, in order; the public AbortSignal exists only if asked for. */
 class StepAbort {
@@ -106,14 +79,14 @@ class StepAbort {
 }
 
 class StepContext implements InterceptContext {
-  readonly [STEP_ABORT]: StepAbort;
+  readonly #abort: StepAbort;
 
   constructor(abort: StepAbort) {
-    this[STEP_ABORT] = abort;
+    this.#abort = abort;
   }
 
   get signal(): AbortSignal {
-    return this[STEP_ABORT].signal;
+    return this.#abort.signal;
   }
 }
 
@@ -193,7 +166,7 @@ export function runStep(
     }
     Promise.resolve(returned).then((value) => {
       if (value === undefined) {
-        settle(() => resolve(ALLOWED));
+        settle(() => resolve(NO_DECISION));
       } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         settle(() => resolve({ ok: true, decision: value as Record<string, unknown> }));
       } else {

@@ -3,7 +3,7 @@ import pTimeout from 'p-timeout';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { DecodedFrame } from '../protocol/codec.js';
 import { LineDecoder } from '../protocol/decoder.js';
-import { encodeFrame, encodeRequest } from '../protocol/encode.js';
+import { encodeFrame, encodeRequest, requestLine } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { hotFrame } from '../protocol/hot-frames.js';
@@ -56,6 +56,11 @@ export interface RequestOptions {
    * (the late answer is ignored); only the stuck deadline stops an extension. @default false
    */
   closeStdinOnWriteTimeout?: boolean | undefined;
+  /**
+   * The frame already encoded up to its id (protocol/encode.ts `toolCallInterceptHead`): the line is
+   * `requestLine(head, id)`, the same bytes as encoding the frame again. @default undefined
+   */
+  head?: string | undefined;
 }
 
 /**
@@ -721,7 +726,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     // reason only then, so a good call pays nothing for the check.
     let line: string;
     try {
-      line = encodeRequest(frame, `${this.idJsonPrefix}${seq}"`);
+      const idJson = `${this.idJsonPrefix}${seq}"`;
+      line = options?.head !== undefined ? requestLine(options.head, idJson) : encodeRequest(frame, idJson);
     } catch (err) {
       const reason = this.error(ErrorCode.INVALID_ARGUMENT, `${this.name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err);
       return mapper === undefined ? Promise.reject(reason) : Promise.resolve(reason).then(mapper.error);

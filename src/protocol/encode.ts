@@ -16,37 +16,24 @@ export function encodeFrame(frame: object): string {
 }
 
 /**
- * @internal Brands an `event_intercept` tool_call frame whose own keys are exactly, in this order,
- * `type`, `event`, `tool_id`, `tool_name`, `tool_args`: encodeRequest() then writes it from a
- * template (same bytes as JSON.stringify) instead of stringifying the whole frame and splicing the id.
- * A branded frame is encoded once: its fields must not change after its first request. The intercept
- * chain sends one such frame to every extension of a chain call until a rewrite changes the args.
+ * Template encoding of the `event_intercept` tool_call request, which an intercept chain sends to
+ * each of its extensions in turn (see intercept/extension-step.ts): the frame
+ * `{"type":"event_intercept","event":"tool_call","tool_id":…,"tool_name":…,"tool_args":…}` is
+ * encoded once, up to its id, and each request's line is `requestLine(head, idJson)`: the same bytes
+ * as `encodeRequest(frame, idJson)`, without stringifying the args again. `undefined` when a field
+ * would make the template differ from JSON.stringify (encodeRequest then encodes, or throws, as usual).
  */
-export const TOOL_CALL_INTERCEPT = Symbol('zot-extension-host.toolCallIntercept');
-
-/** Where a branded frame keeps its encoding up to the id: `{...,"id":`, or null for the generic path. */
-const HEAD = Symbol('zot-extension-host.encodedHead');
-
-interface ToolCallInterceptFrame {
-  tool_id: unknown;
-  tool_name: unknown;
-  tool_args: unknown;
-  [HEAD]?: string | null;
-}
-
-/** The branded frame's line up to the id, or null when a field would make the template differ from JSON.stringify. */
-function toolCallInterceptHead(frame: ToolCallInterceptFrame): string | null {
-  const { tool_id: toolId, tool_name: toolName, tool_args: args } = frame;
-  if (typeof toolId !== 'string' || typeof toolName !== 'string') return null;
+export function toolCallInterceptHead(toolId: unknown, toolName: unknown, args: unknown): string | undefined {
+  if (typeof toolId !== 'string' || typeof toolName !== 'string') return undefined;
   // Top-level and nested stringify differ only by the key a toJSON() sees.
-  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') return null;
+  if (typeof args !== 'object' || args === null || typeof (args as { toJSON?: unknown }).toJSON === 'function') return undefined;
   let argsJson: string;
   try {
     argsJson = JSON.stringify(args);
   } catch {
-    return null; // the generic path throws the same error, with the same message
+    return undefined; // the generic path throws the same error, with the same message
   }
-  if (typeof argsJson !== 'string') return null;
+  if (typeof argsJson !== 'string') return undefined;
   const head = `{"type":"event_intercept","event":"tool_call","tool_id":${JSON.stringify(toolId)},"tool_name":${JSON.stringify(toolName)},"tool_args":${argsJson},"id":`;
   // JSON.stringify leaves U+2028/U+2029 as they are: only these parts can hold one. Testing them
   // (flat strings) spares flattening the concatenated head here.
@@ -55,21 +42,17 @@ function toolCallInterceptHead(frame: ToolCallInterceptFrame): string | null {
     : head;
 }
 
+/** A request's line from its head (toolCallInterceptHead) and its id, already encoded as a JSON string. */
+export function requestLine(head: string, idJson: string): string {
+  return `${head}${HAS_LINE_SEPARATOR.test(idJson) ? escapeLineSeparators(idJson) : idJson}}\n`;
+}
+
 /**
  * `encodeFrame({ ...frame, id })` without the copy: the id goes last, after the frame's own fields.
  * Spreading a caller's object into a fresh one makes JSON.stringify several times slower.
  * `idJson` is the id already encoded as a JSON string.
  */
 export function encodeRequest(frame: object, idJson: string): string {
-  if ((frame as { [TOOL_CALL_INTERCEPT]?: true })[TOOL_CALL_INTERCEPT] === true) {
-    const branded = frame as ToolCallInterceptFrame;
-    let head = branded[HEAD];
-    if (head === undefined) {
-      head = toolCallInterceptHead(branded);
-      branded[HEAD] = head;
-    }
-    if (head !== null) return `${head}${HAS_LINE_SEPARATOR.test(idJson) ? escapeLineSeparators(idJson) : idJson}}\n`;
-  }
   const json = JSON.stringify(frame);
   if ('id' in frame || json.length <= 2) return encodeFrame({ ...frame, id: JSON.parse(idJson) as unknown });
   if (HAS_LINE_SEPARATOR.test(json) || HAS_LINE_SEPARATOR.test(idJson)) {

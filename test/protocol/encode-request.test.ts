@@ -1,9 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOOL_CALL_INTERCEPT, encodeFrame, encodeRequest } from '../../src/protocol/encode.js';
+import { encodeFrame, encodeRequest, requestLine, toolCallInterceptHead } from '../../src/protocol/encode.js';
 
 const frameOf = (toolId: unknown, toolName: unknown, args: unknown) => ({ type: 'event_intercept', event: 'tool_call', tool_id: toolId, tool_name: toolName, tool_args: args });
-const branded = (frame: object) => ({ ...frame, [TOOL_CALL_INTERCEPT]: true as const });
+/** The line a request for `frame` goes out as: from the template when it applies (as the intercept adapter sends it). */
+const viaTemplate = (frame: ReturnType<typeof frameOf>, idJson: string) => {
+  const head = toolCallInterceptHead(frame.tool_id, frame.tool_name, frame.tool_args);
+  return head === undefined ? encodeRequest(frame, idJson) : requestLine(head, idJson);
+};
 const SEP = ['', '\u2028', '\u2029', 'a\u2028b'];
 
 describe('encodeRequest', () => {
@@ -12,23 +16,23 @@ describe('encodeRequest', () => {
     fc.assert(
       fc.property(text, text, fc.dictionary(text, fc.jsonValue()), text, (toolId, toolName, args, id) => {
         const frame = frameOf(toolId, toolName, args);
-        expect(encodeRequest(branded(frame), JSON.stringify(id))).toBe(encodeFrame({ ...frame, id }));
+        expect(viaTemplate(frame, JSON.stringify(id))).toBe(encodeFrame({ ...frame, id }));
       }),
       { seed: 42, numRuns: 2000 },
     );
   });
 
-  it('encodes a branded frame once and reuses it for every id', () => {
-    const frame = branded(frameOf('t1', 'bash', { command: 'ls\u2028' }));
+  it('encodes the frame once and reuses its head for every id', () => {
+    const head = toolCallInterceptHead('t1', 'bash', { command: 'ls\u2028' })!;
     for (const id of ['echo:1', 'other:2', 'x\u2029']) {
-      expect(encodeRequest(frame, JSON.stringify(id))).toBe(encodeFrame({ ...frameOf('t1', 'bash', { command: 'ls\u2028' }), id }));
+      expect(requestLine(head, JSON.stringify(id))).toBe(encodeFrame({ ...frameOf('t1', 'bash', { command: 'ls\u2028' }), id }));
     }
   });
 
   it('escapes U+2028/U+2029 in every field and the id', () => {
     for (const a of SEP) for (const b of SEP) for (const c of SEP) for (const d of SEP) {
       const frame = frameOf(`id${a}`, `name${b}`, { command: `ls${c}` });
-      const line = encodeRequest(branded(frame), JSON.stringify(`r${d}`));
+      const line = viaTemplate(frame, JSON.stringify(`r${d}`));
       expect(line).toBe(encodeFrame({ ...frame, id: `r${d}` }));
       expect(line).not.toMatch(/[\u2028\u2029]/);
     }
@@ -37,12 +41,12 @@ describe('encodeRequest', () => {
   it('falls back to the generic encoding for odd inputs, with the same result or error', () => {
     const withToJson = { toJSON: () => ({ replaced: true }) };
     for (const frame of [frameOf(1, 'bash', {}), frameOf('t', null, {}), frameOf('t', 'bash', withToJson), frameOf('t', 'bash', [1, 2])]) {
-      expect(encodeRequest(branded(frame), '"x"')).toBe(encodeFrame({ ...frame, id: 'x' }));
+      expect(viaTemplate(frame, '"x"')).toBe(encodeFrame({ ...frame, id: 'x' }));
     }
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     const frame = frameOf('t', 'bash', cyclic);
-    expect(() => encodeRequest(branded(frame), '"x"')).toThrow(TypeError);
+    expect(() => viaTemplate(frame, '"x"')).toThrow(TypeError);
     expect(() => encodeFrame({ ...frame, id: 'x' })).toThrow(TypeError);
   });
 
