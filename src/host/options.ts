@@ -2,7 +2,30 @@
 // typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
-import type { ExtensionHostOptions, InterceptPolicy } from './types.js';
+import type { ExtensionHostOptions, HostTimeouts, InterceptPolicy } from './types.js';
+
+/** Every timeout the host uses, defaults applied (`stuck` defaults to `tool` where it is read). */
+export type TimeoutValues = Required<{ [K in Exclude<keyof HostTimeouts, 'stuck'>]: number }> & { stuck?: number | undefined };
+
+export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
+  hello: 5000,
+  helloJoin: 30_000,
+  ready: 3000,
+  readyIdle: 250,
+  command: 30_000,
+  tool: 60_000,
+  intercept: 5000,
+  shutdown: 2000,
+};
+
+/** `timeouts` over the defaults; an `undefined` field means the default. */
+export function timeoutsOf(timeouts: HostTimeouts | undefined): TimeoutValues {
+  const values: TimeoutValues = { ...DEFAULT_TIMEOUTS };
+  for (const [key, value] of Object.entries(timeouts ?? {})) {
+    if (typeof value === 'number') values[key as keyof HostTimeouts] = value;
+  }
+  return values;
+}
 
 type Check = (value: unknown) => string | undefined;
 

@@ -391,3 +391,11 @@ export interface HostEvents {
  * (zot may send `unknown`).
  */
 export type PanelKey = PanelKeyName | (string & {});
+
+/** Options of `callTool` and `runCommand`. */
+export interface HostCallOptions {
+  /** Aborts the call; the result reports ABORTED. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Deadline in ms; above 2^31-1 ms (Infinity included) there is none. @default the host's `timeouts.tool` / `timeouts.command` */
+  timeoutMs?: number | undefined;
+}

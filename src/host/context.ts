@@ -1,0 +1,69 @@
+import type { InterceptChain } from '../intercept/chain.js';
+import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
+import type { Interceptor } from '../intercept/types.js';
+import type { ResponseMapper } from '../process/extension-process.js';
+import type { ToolResultFrame } from '../protocol/frames.js';
+import type { ClosedPanels } from './closed-panels.js';
+import type { HostDiagnostics } from './diagnostics.js';
+import type { Embedder } from './embedder.js';
+import type { InterceptWarnings } from './intercept-warnings.js';
+import type { LoadedExtension } from './loaded-extension.js';
+import type { TimeoutValues } from './options.js';
+import type { Registry } from './registry.js';
+import type { ExtensionHostOptions, ToolResult } from './types.js';
+
+export type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export interface CommandValue {
+  description: string;
+}
+
+export interface ToolValue {
+  description: string;
+  schema: Record<string, unknown>;
+  deferred: boolean;
+}
+
+/**
+ * The state of one ExtensionHost, shared by the files that act on it (loader, frame router,
+ * registrations, commands, tools, panels, interceptors, exit handling): each is a set of functions
+ * taking this object, so no part holds a reference to another. Internal; built by ExtensionHost.
+ */
+export interface HostContext {
+  readonly options: ExtensionHostOptions;
+  readonly timeouts: TimeoutValues;
+  readonly cwd: string;
+  readonly appName: string;
+  readonly home: string;
+  readonly logDir: string;
+  provider: string;
+  model: string;
+  status: HostStatus;
+  /** The extensions of the current start, in load order. */
+  loaded: LoadedExtension[];
+  /** `loaded` by name: the identity check that keeps a stale process (after reload) out. */
+  readonly byName: Map<string, LoadedExtension>;
+  /** The directories discovery searched in the last start. */
+  searched: string[];
+  readonly commandRegistry: Registry<CommandValue>;
+  readonly toolRegistry: Registry<ToolValue>;
+  /** Deferred tools activated since start. */
+  readonly activated: Set<string>;
+  readonly toolMappers: WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>;
+  /** Open panels and their owners. */
+  readonly panels: Map<string, LoadedExtension>;
+  readonly closedPanels: ClosedPanels<LoadedExtension>;
+  /** One interceptor per extension that subscribed to an intercept. */
+  readonly adapters: Map<LoadedExtension, Interceptor>;
+  /** The chain's source as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
+  adapterList: Interceptor[] | undefined;
+  readonly chain: InterceptChain;
+  readonly preparer: SystemPromptPreparer;
+  readonly interceptWarnings: InterceptWarnings;
+  readonly diagnostics: HostDiagnostics;
+  readonly out: Embedder;
+  /** 'commands:changed' once per burst of registrations. */
+  readonly commandsChangedSoon: () => void;
+  /** `toolsChanged` once per burst (see tools.ts `toolsChangedSoon`). */
+  readonly announceToolsSoon: () => void;
+}

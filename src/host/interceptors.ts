@@ -1,0 +1,38 @@
+import type { Interceptor } from '../intercept/types.js';
+import type { HostContext } from './context.js';
+import { interceptAdapter } from './intercept-adapter.js';
+import type { LoadedExtension } from './loaded-extension.js';
+import { policyFor } from './options.js';
+import { pendingGuard } from './pending-guard.js';
+
+/**
+ * The chain's source: the adapters of ready extensions in load order, and a stand-in for each
+ * fail-closed one still starting (pending-guard.ts); cached until a state, adapter or the load set
+ * changes.
+ */
+export function currentInterceptors(ctx: HostContext): Interceptor[] {
+  if (ctx.adapterList !== undefined) return ctx.adapterList;
+  const list: Interceptor[] = [];
+  for (const ext of ctx.loaded) {
+    if (ext.state === 'starting' && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') {
+      list.push(pendingGuard(ext, () => ctx.adapters.get(ext)));
+      continue;
+    }
+    if (ext.state !== 'ready') continue;
+    const adapter = ctx.adapters.get(ext);
+    if (adapter !== undefined) list.push(adapter);
+  }
+  ctx.adapterList = list;
+  return list;
+}
+
+/** `ext` subscribed to at least one intercept: (re)builds its adapter. */
+export function addInterceptor(ctx: HostContext, ext: LoadedExtension): void {
+  ctx.adapters.set(ext, interceptAdapter(ext.name, ext.process, ext.intercept, ctx.timeouts.intercept, policyFor(ctx.options.interceptPolicy, ext.name)));
+  ctx.adapterList = undefined;
+}
+
+export function removeInterceptor(ctx: HostContext, ext: LoadedExtension): void {
+  ctx.adapters.delete(ext);
+  ctx.adapterList = undefined;
+}

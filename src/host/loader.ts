@@ -1,0 +1,192 @@
+import { ErrorCode, toHostError } from '../errors.js';
+import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import { ManifestDiscovery } from '../manifest/discovery.js';
+import type { ChildHandle } from '../process/child.js';
+import { ExtensionProcess } from '../process/extension-process.js';
+import { loadCodec } from '../protocol/load-codec.js';
+import { VERSION } from '../version.js';
+import type { HostContext } from './context.js';
+import { onExtensionExit } from './extension-exit.js';
+import { becomeReady, endExtension } from './extension-state.js';
+import { routeFrame } from './frame-router.js';
+import { processHelloTimeout, startBound } from './late-join.js';
+import { LoadedExtension } from './loaded-extension.js';
+import { closeAllPanels } from './panels.js';
+import { noExtensions, searchedDirs } from './searched.js';
+import type { ExtensionInfo, InMemoryExtension, StartReport } from './types.js';
+
+/** What one extension is started from: a discovered manifest or an in-memory extension. */
+export interface ExtensionSpec {
+  name: string;
+  dir: string;
+  source: ExtensionInfo['source'];
+  exec?: string;
+  args?: readonly string[];
+  memory?: InMemoryExtension;
+}
+
+/**
+ * Discovers, creates every extension in load order and starts them in parallel; resolves when each
+ * is ready, failed, or (not said hello within `timeouts.hello`) left starting to join later.
+ */
+export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
+  const began = performance.now();
+  ctx.status = 'starting';
+  const { options } = ctx;
+  const discovery = new ManifestDiscovery({
+    cwd: ctx.cwd,
+    appName: ctx.appName,
+    home: ctx.home,
+    explicit: options.explicit ?? [],
+    discover: options.discover ?? true,
+    env: options.env,
+  });
+  // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
+  const [found] = await Promise.all([discovery.discover(), loadCodec()]);
+  ctx.searched = searchedDirs(discovery);
+  if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
+  const skipped: StartReport['skipped'] = [];
+  const toStart: ExtensionSpec[] = [];
+  for (const memory of options.inMemory ?? []) {
+    toStart.push({ name: memory.name, dir: memory.dir ?? ctx.cwd, source: 'memory', memory });
+  }
+  for (const ext of found.extensions) {
+    if (ext.shadowedBy !== undefined) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
+    else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
+    else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
+    else if (toStart.some((s) => s.name === ext.name)) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
+    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [] });
+  }
+  ctx.adapterList = undefined;
+  ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
+  ctx.byName.clear();
+  for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
+  const { hello, helloJoin } = ctx.timeouts;
+  const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
+  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
+  ctx.status = 'running';
+  const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
+  return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
+}
+
+/** The host's record of one extension and its (not yet started) process; `order` is its load order. */
+export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number): LoadedExtension {
+  const { options, timeouts } = ctx;
+  const proc = new ExtensionProcess({
+    name: spec.name,
+    dir: spec.dir,
+    launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: options.env },
+    logDir: ctx.logDir,
+    host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
+    timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
+    maxFrameBytes: options.maxFrameBytes,
+    maxOutboundBytes: options.maxOutboundBytes,
+    logMaxBytes: options.logMaxBytes,
+    idPrefix: `${order}`,
+  });
+  return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log));
+}
+
+/**
+ * Wires `ext`'s process to the host (frames, diagnostics, exit), handshakes and waits until it is
+ * ready (its `ready` frame, the idle rule or the grace), failed or gone. Never rejects.
+ */
+export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
+  const proc = ext.process;
+  proc.on('frame', (frame) => routeFrame(ctx, ext, frame));
+  proc.on('diagnostic', (d) => ctx.diagnostics.fromProcess(ext, d));
+  proc.on('exit', (info) => onExtensionExit(ctx, ext, info));
+  ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
+  const { ready, readyIdle } = ctx.timeouts;
+  let idle: NodeJS.Timeout | undefined;
+  let grace: NodeJS.Timeout | undefined;
+  try {
+    const hello = await proc.start();
+    ext.version = hello.version;
+    ext.capabilities = hello.capabilities ?? [];
+    if (ext.state === 'starting') {
+      // The idle clock runs from the last frame after hello. An extension that has said nothing
+      // since hello is still reading hello_ack (slow under load), not a legacy one: only the
+      // grace readies it.
+      const check = () => {
+        const quiet = performance.now() - ext.lastFrameAt;
+        if (ext.lastFrameAt > 0 && quiet >= readyIdle - 1) becomeReady(ctx, ext, 'idle');
+        else idle = setTimeout(check, ext.lastFrameAt > 0 ? readyIdle - quiet : readyIdle);
+      };
+      idle = setTimeout(check, readyIdle);
+      grace = setTimeout(() => becomeReady(ctx, ext, 'grace'), ready);
+    }
+    await ext.settled;
+  } catch (err) {
+    if (ext.state !== 'starting') return; // stopped (stop() or reload) while it started
+    const error = toHostError(err, ErrorCode.SPAWN_FAILED, { extension: ext.name, logPath: ext.logPath });
+    endExtension(ctx, ext, 'failed', error);
+    ctx.out.warn({ message: `failed to load ${ext.name}: ${error.message}`, extension: ext.name, logPath: ext.logPath, code: error.code, error });
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(grace);
+  }
+}
+
+/** The report of the current start; `failed` are the extensions that failed in it. */
+export function startReport(ctx: HostContext, skipped: StartReport['skipped'], discovery: readonly DiscoveryDiagnostic[], ms: number, failed: LoadedExtension[] = []): StartReport {
+  return {
+    loaded: ctx.loaded
+      .filter((ext) => ext.state === 'ready')
+      .map((ext) => ({ name: ext.name, source: ext.source, pid: ext.process.pid, readyVia: ext.readyVia!, readyMs: ext.readyMs!, logPath: ext.logPath })),
+    failed: failed.map((ext) => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath })),
+    starting: ctx.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
+    skipped,
+    searched: [...ctx.searched],
+    diagnostics: [...discovery, ...ctx.diagnostics.snapshot()],
+    ms: Math.round(ms),
+  };
+}
+
+/** Stops every extension (in parallel) and empties every registry, for stop() and reload(). */
+export async function unloadExtensions(ctx: HostContext): Promise<void> {
+  ctx.status = 'stopping';
+  const old = ctx.loaded;
+  for (const ext of old) endExtension(ctx, ext, 'stopped');
+  closeAllPanels(ctx);
+  await Promise.all(old.map((ext) => ext.process.stop()));
+  ctx.loaded = [];
+  ctx.byName.clear();
+  ctx.adapters.clear();
+  ctx.adapterList = undefined;
+  ctx.commandRegistry.clear();
+  ctx.toolRegistry.clear();
+  ctx.activated.clear();
+  ctx.preparer.invalidate();
+  ctx.interceptWarnings.reset();
+}
+
+/** Adapts an in-memory extension's streams to the child interface of the process layer. */
+function memoryChild(memory: InMemoryExtension): ChildHandle {
+  const { input, output, close } = memory.connect();
+  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  let exited = false;
+  const exit = () => {
+    if (exited) return;
+    exited = true;
+    for (const listener of exitListeners) listener(0, null);
+  };
+  output.once('end', () => setImmediate(exit));
+  output.once('close', () => setImmediate(exit));
+  return {
+    pid: undefined,
+    stdin: input,
+    stdout: output,
+    kill() {
+      input.destroy();
+      output.destroy();
+      close?.();
+      setImmediate(exit);
+    },
+    onExit(listener) {
+      if (exited) listener(0, null);
+      else exitListeners.push(listener);
+    },
+    onError() {},
+  };
+}
