@@ -3,17 +3,22 @@ import type { HostContext } from './context.js';
 import { interceptAdapter } from './intercept-adapter.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { policyFor } from './options.js';
-import { pendingGuard } from './pending-guard.js';
+import { pendingGuard, restartingGuard } from './pending-guard.js';
 
 /**
  * The chain's source: the adapters of ready extensions in load order, and a stand-in for each
- * fail-closed one still starting (pending-guard.ts); cached until a state, adapter or the load set
+ * fail-closed one still starting or restarting (pending-guard.ts); cached until a state, adapter or the load set
  * changes.
  */
 export function currentInterceptors(ctx: HostContext): Interceptor[] {
   if (ctx.adapterList !== undefined) return ctx.adapterList;
   const list: Interceptor[] = [];
   for (const ext of ctx.loaded) {
+    if (ext.restarting) {
+      const before = ext.slot.carry?.interceptor;
+      if (before !== undefined && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') list.push(restartingGuard(ext, before));
+      continue;
+    }
     if (ext.state === 'starting' && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') {
       list.push(pendingGuard(ext, () => ctx.adapters.get(ext)));
       continue;

@@ -1,6 +1,6 @@
 // The restart policy of one extension: whether a crash is restarted, after what delay, and when the
 // window's budget is spent. It owns at most one timer; the host does the respawn.
-import type { RestartPolicy } from './types.js';
+import type { RestartPolicy } from './restart-policy.js';
 
 /** Time for the supervisor; injectable so tests run without real time. */
 export interface Clock {

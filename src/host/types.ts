@@ -2,6 +2,9 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { RestartPolicy } from './restart-policy.js';
+
+export type { RestartPolicy } from './restart-policy.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
@@ -177,25 +180,6 @@ export interface ExtensionHostOptions {
   restart?: RestartPolicy | boolean | undefined;
 }
 
-/**
- * When and how fast the host restarts a crashed extension (`ExtensionHostOptions.restart`). The delay
- * before the n-th restart in the window (n from 0) is `backoffMs[min(n, backoffMs.length - 1)] *
- * (1 + jitter * r)`, with r uniform in [0, 1), rounded to whole ms.
- */
-export interface RestartPolicy {
-  /**
-   * Restarts allowed within `windowMs` (0 to 100). The crash after them leaves the extension `failed`
-   * with one `RESTART_LIMIT` diagnostic and warning; a manual `host.restart()` starts a fresh count.
-   * @default 3
-   */
-  maxRestarts?: number | undefined;
-  /** Sliding window in ms over which restarts are counted (> 0, or Infinity: for the host's life). @default 180000 */
-  windowMs?: number | undefined;
-  /** Delays in ms before the 1st, 2nd, ... restart in the window; the last repeats (1 to 100 entries, each 0 to 2^31-1). @default [250, 1000, 4000] */
-  backoffMs?: readonly number[] | undefined;
-  /** Fraction (0 to 1) of a delay that may be added at random, so extensions that crashed together do not restart together. @default 0.2 */
-  jitter?: number | undefined;
-}
 
 /** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */
 export interface InterceptPolicy {
@@ -251,6 +235,8 @@ export interface ExtensionInfo {
    * quietly, as zot does (a render already on its way when the user closed the panel).
    */
   latePanelFrames: number;
+  /** How often it has been restarted (by the `restart` policy or `host.restart()`) since start/reload. */
+  restarts: number;
 }
 
 export interface CommandInfo {
@@ -378,7 +364,12 @@ export interface HostEvents {
   'panel:render': [panel: PanelView];
   /** The `closePanel` callback's panel. */
   'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
-  'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined }];
+  /**
+   * An extension changed state (`previous` is undefined for its first `starting`). `reason` says why
+   * on the moves restarts make (`crashed`, `restart`, `manual restart`, `restart limit`); `restarts`
+   * (how often it has been restarted since start/reload) is set once it is or has been restarting.
+   */
+  'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined; reason?: string | undefined; restarts?: number | undefined }];
   'extension:exit': [exit: { name: string; code: number | null; signal: NodeJS.Signals | null; reason: string }];
   'tools:changed': [tools: ToolInfo[]];
   'commands:changed': [commands: CommandInfo[]];
