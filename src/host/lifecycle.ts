@@ -10,25 +10,20 @@ import type { ExtensionState } from './types.js';
  *   restarting (crash while starting with a policy on, or a manual restart), stopped.
  * - ready -> exited (crash, policy off: dead until reload), failed (crash past the restart limit),
  *   restarting, stopped.
- * - failed / exited -> restarting (a manual restart), stopped.
- * - stopped is final (stop() and reload() build new records).
+ * - failed / exited -> restarting (a manual restart) only: stop() leaves a down extension as it is.
+ * - stopped is final (start() and reload() build new ones).
  */
 export const TRANSITIONS = {
   starting: ['ready', 'failed', 'restarting', 'stopped'],
   ready: ['exited', 'failed', 'restarting', 'stopped'],
   restarting: ['starting', 'stopped'],
-  failed: ['restarting', 'stopped'],
-  exited: ['restarting', 'stopped'],
+  failed: ['restarting'],
+  exited: ['restarting'],
   stopped: [],
 } as const satisfies { readonly [S in ExtensionState]: readonly ExtensionState[] };
 
 /** Every state, in table order (`satisfies` makes the table's keys exactly `ExtensionState`). */
 export const STATES = Object.keys(TRANSITIONS) as ExtensionState[];
-
-/** A state it never leaves on its own: only `restart()` (failed, exited) or nothing (stopped) moves it on. */
-export function isDown(state: ExtensionState): state is 'failed' | 'exited' | 'stopped' {
-  return state === 'failed' || state === 'exited' || state === 'stopped';
-}
 
 export function canMove(from: ExtensionState, to: ExtensionState): boolean {
   return (TRANSITIONS[from] as readonly ExtensionState[]).includes(to);

@@ -1,7 +1,7 @@
 // The lifecycle state machine as a table: every (from, to) pair is either legal (moves and reports
 // once) or illegal (throws IllegalTransitionError and changes nothing).
 import { describe, expect, it } from 'vitest';
-import { IllegalTransitionError, Lifecycle, STATES, TRANSITIONS, canMove, isDown, type StateChange } from '../../src/host/lifecycle.js';
+import { IllegalTransitionError, Lifecycle, STATES, TRANSITIONS, canMove, type StateChange } from '../../src/host/lifecycle.js';
 import type { ExtensionState } from '../../src/host/types.js';
 
 const LEGAL: readonly (readonly [ExtensionState, ExtensionState])[] = [
@@ -16,9 +16,7 @@ const LEGAL: readonly (readonly [ExtensionState, ExtensionState])[] = [
   ['restarting', 'starting'],
   ['restarting', 'stopped'],
   ['failed', 'restarting'],
-  ['failed', 'stopped'],
   ['exited', 'restarting'],
-  ['exited', 'stopped'],
 ];
 const isLegal = (from: ExtensionState, to: ExtensionState) => LEGAL.some(([f, t]) => f === from && t === to);
 const ALL_PAIRS = STATES.flatMap((from) => STATES.map((to) => [from, to] as const));
@@ -76,20 +74,19 @@ describe('Lifecycle transition table', () => {
     expect(changes).toEqual([]);
   });
 
-  it('never moves to the state it is in, and stopped is final', () => {
+  it('never moves to the state it is in; stopped is final; only what runs or waits to run can be stopped', () => {
     for (const state of STATES) expect(canMove(state, state)).toBe(false);
     expect(STATES.filter((to) => canMove('stopped', to))).toEqual([]);
-    expect(STATES.filter((from) => from !== 'stopped' && !canMove(from, 'stopped'))).toEqual([]);
+    expect(STATES.filter((from) => canMove(from, 'stopped'))).toEqual(['starting', 'ready', 'restarting']);
+    // A down extension leaves only by a manual restart.
+    expect(STATES.filter((to) => canMove('failed', to))).toEqual(['restarting']);
+    expect(STATES.filter((to) => canMove('exited', to))).toEqual(['restarting']);
   });
 
   it('reports the reason as undefined when none is given', () => {
     const changes: StateChange[] = [];
     new Lifecycle('ext', (c) => changes.push(c)).moveTo('ready');
     expect(changes).toEqual([{ from: 'starting', to: 'ready', reason: undefined }]);
-  });
-
-  it('names the down states', () => {
-    expect(STATES.filter(isDown)).toEqual(['failed', 'exited', 'stopped']);
   });
 
   it('runs a crash-restart cycle', () => {

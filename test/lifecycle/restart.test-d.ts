@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { ErrorCode, type ExtensionHostOptions, type ExtensionState, type RestartPolicy } from '../../src/index.js';
+import { ErrorCode, ExtensionHost, type ExtensionHostOptions, type ExtensionInfo, type ExtensionState, type HostEvents, type RestartPolicy } from '../../src/index.js';
 
 describe('restart types', () => {
   it('restart option: a policy or a boolean, fields optional and undefined-able', () => {
@@ -10,6 +10,14 @@ describe('restart types', () => {
     // @ts-expect-error backoffMs is an array of ms
     const wrong: RestartPolicy = { backoffMs: 250 };
     void wrong;
+  });
+
+  it('host.restart, the restart count and the state event', () => {
+    const host = new ExtensionHost({});
+    expectTypeOf(host.restart).parameters.toEqualTypeOf<[name: string]>();
+    expectTypeOf(host.restart).returns.toEqualTypeOf<Promise<ExtensionInfo>>();
+    expectTypeOf<ExtensionInfo['restarts']>().toEqualTypeOf<number>();
+    expectTypeOf<HostEvents['extension:state'][0]>().toEqualTypeOf<{ name: string; state: ExtensionState; previous: ExtensionState | undefined; reason?: string | undefined; restarts?: number | undefined }>();
   });
 
   it('the restarting state and the RESTARTING code', () => {
