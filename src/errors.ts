@@ -35,6 +35,8 @@ export const ErrorCode = {
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** An `ExtensionHost` option has the wrong type or an out-of-range value; the message names it. */
   INVALID_OPTIONS: 'INVALID_OPTIONS',
+  /** The extension is being restarted (waiting out the backoff, respawning or handshaking); try again when it is ready. */
+  RESTARTING: 'RESTARTING',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -29,6 +29,7 @@ export type {
   ReadyVia,
   RegisteredCommand,
   RegisteredTool,
+  RestartPolicy,
   StartReport,
   StartingReport,
   ToolContent,

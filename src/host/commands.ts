@@ -3,13 +3,14 @@ import type { CommandResponseFrame } from '../protocol/frames.js';
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { openPanel } from './panels.js';
+import { restartingError } from './restart-error.js';
 import type { CommandInfo, CommandOutcome, HostCallOptions, PanelView } from './types.js';
 
 /** Registered extension commands (active ones of ready extensions), in load order. */
 export function listCommands(ctx: HostContext): CommandInfo[] {
   const list: CommandInfo[] = [];
   for (const r of ctx.commandRegistry.active()) {
-    if (ctx.byName.get(r.extension)?.state === 'ready') list.push({ name: r.name, description: r.value.description, extension: r.extension });
+    if (ctx.byName.get(r.extension)?.lists('commands', r.name.toLowerCase()) === true) list.push({ name: r.name, description: r.value.description, extension: r.extension });
   }
   return list;
 }
@@ -29,9 +30,10 @@ export async function runCommand(ctx: HostContext, input: string | { name: strin
   }
   const registration = ctx.commandRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
-  if (registration === undefined || ext === undefined || ext.state !== 'ready') return { handled: false, name, args };
+  if (registration === undefined || ext === undefined || (ext.state !== 'ready' && !ext.restarting)) return { handled: false, name, args };
   const command = registration.name;
   const base = { handled: true as const, name: command, args, extension: ext.name, text: undefined, panel: undefined, error: undefined };
+  if (ext.restarting) return { ...base, action: 'noop', failure: restartingError(ext, `/${command}`) };
   let response: CommandResponseFrame;
   try {
     response = await ext.process.request({ type: 'command_invoked', name: command, args }, { timeoutMs: options.timeoutMs ?? ctx.timeouts.command, signal: options.signal });

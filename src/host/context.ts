@@ -66,4 +66,6 @@ export interface HostContext {
   readonly commandsChangedSoon: () => void;
   /** `toolsChanged` once per burst (see tools.ts `toolsChangedSoon`). */
   readonly announceToolsSoon: () => void;
+  /** Starts a restart attempt of `old` (loader.ts `respawnExtension`); a hook so restarts.ts needs no loader import. */
+  readonly respawn: (old: LoadedExtension, reason: string) => { ext: LoadedExtension; started: Promise<void> };
 }

@@ -1,15 +1,30 @@
 import type { ExtensionHostError } from '../errors.js';
 import type { HostContext } from './context.js';
+import type { StateChange } from './lifecycle.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { announceIfChanged, dropNotRegisteredAgain } from './reconcile.js';
+import type { Supervisor } from './supervisor.js';
 import { toolsChangedSoon } from './tools.js';
-import type { ReadyVia } from './types.js';
+import type { HostEvents, ReadyVia } from './types.js';
+
+/** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */
+export function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
+  ctx.adapterList = undefined;
+  const change: HostEvents['extension:state'][0] = { name, state: c.to, previous: c.from };
+  if (c.reason !== undefined) change.reason = c.reason;
+  if (c.to === 'restarting' || supervisor.restarts > 0) change.restarts = supervisor.restarts;
+  ctx.out.emit('extension:state', change);
+}
 
 /** `ext` is ready (by its `ready` frame, the idle rule or the grace); a no-op unless it is starting and said hello. */
 export function becomeReady(ctx: HostContext, ext: LoadedExtension, via: ReadyVia): void {
-  if (!ext.markReady(via)) return;
-  ctx.adapterList = undefined;
+  const carried = ext.carried;
+  if (!ext.canBecomeReady) return;
+  // A restart attempt: the registries are settled before anyone hears it is ready.
+  if (carried !== undefined) dropNotRegisteredAgain(ctx, ext, carried);
+  ext.markReady(via, carried !== undefined ? 'restart' : undefined);
   ext.process.logLine(`ready (${via}) after ${ext.readyMs} ms`);
-  ctx.out.emit('extension:state', { name: ext.name, state: 'ready', previous: 'starting' });
+  if (carried !== undefined) return announceIfChanged(ctx, ext, carried);
   // A late joiner (start() went on without it): its registrations are announced now.
   if (ctx.status === 'running') {
     if (ext.tools.size > 0) toolsChangedSoon(ctx);
@@ -18,9 +33,8 @@ export function becomeReady(ctx: HostContext, ext: LoadedExtension, via: ReadyVi
 }
 
 /** Moves `ext` to a terminal state; the event fires only when the state changed. */
-export function endExtension(ctx: HostContext, ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): void {
+export function endExtension(ctx: HostContext, ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError, reason?: string): void {
   ext.diagnostics.flush();
-  const previous = ext.end(state, error);
+  ext.end(state, error, reason);
   ctx.adapterList = undefined;
-  if (previous !== undefined) ctx.out.emit('extension:state', { name: ext.name, state, previous });
 }

@@ -13,11 +13,12 @@ import { endExtension } from './extension-state.js';
 import { InterceptWarnings } from './intercept-warnings.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { extensionSteps } from './interceptors.js';
-import { loadExtensions, startReport, unloadExtensions } from './loader.js';
+import { loadExtensions, respawnExtension, startReport, unloadExtensions } from './loader.js';
 import { oncePerBurst } from './once-per-burst.js';
 import { DEFAULT_TIMEOUTS, timeoutsOf, validateOptions } from './options.js';
 import { closePanelByUser, openPanels, panelKey } from './panels.js';
 import { Registry } from './registry.js';
+import { restartByHand } from './restarts.js';
 import { announceTools, callTool, listTools } from './tools.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
@@ -104,6 +105,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       // One snapshot per burst of registrations, not one per command or tool (that was O(n^2)).
       commandsChangedSoon: oncePerBurst(() => out.emit('commands:changed', listCommands(ctx))),
       announceToolsSoon: oncePerBurst(() => announceTools(ctx)),
+      respawn: (old, reason) => respawnExtension(ctx, old, reason),
     };
     useExtensionSteps(chain, () => extensionSteps(ctx));
     this.ctx = ctx;
@@ -162,6 +164,20 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       await unloadExtensions(ctx);
       ctx.status = 'stopped';
     });
+  }
+
+  /**
+   * Restarts one extension now, whatever its state and whether a `restart` policy is on: its process
+   * is shut down as stop() does (shutdown, grace, SIGTERM, SIGKILL), a new one starts at once and
+   * handshakes; its registrations are carried over (see docs/embedding.md, "Restarts"). Not counted
+   * against the policy's limit; it starts a fresh window. Resolves with its snapshot when it is ready
+   * again; rejects with its start error (SPAWN_FAILED, EXITED_BEFORE_HELLO, ...), NOT_STARTED when
+   * the host is not running or stops meanwhile, INVALID_ARGUMENT for an unknown name, RESTARTING
+   * when another restart of it took over.
+   */
+  async restart(name: string): Promise<ExtensionInfo> {
+    await restartByHand(this.ctx, name);
+    return this.extensions().find((ext) => ext.name === name)!;
   }
 
   /** `await using host = new ExtensionHost(...)`: stop() when the scope ends. */

@@ -3,17 +3,22 @@ import type { HostContext } from './context.js';
 import { extensionStep } from './intercept-adapter.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { policyFor } from './options.js';
-import { pendingGuard } from './pending-guard.js';
+import { pendingGuard, restartingGuard } from './pending-guard.js';
 
 /**
  * The chain's extension steps: the adapters of ready extensions in load order, and a stand-in for each
- * fail-closed one still starting (pending-guard.ts); cached until a state, adapter or the load set
+ * fail-closed one still starting or restarting (pending-guard.ts); cached until a state, adapter or the load set
  * changes.
  */
 export function extensionSteps(ctx: HostContext): ExtensionStep[] {
   if (ctx.adapterList !== undefined) return ctx.adapterList;
   const list: ExtensionStep[] = [];
   for (const ext of ctx.loaded) {
+    if (ext.restarting) {
+      const before = ext.slot.carry?.interceptor;
+      if (before !== undefined && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') list.push({ interceptor: restartingGuard(ext, before), runner: undefined });
+      continue;
+    }
     if (ext.state === 'starting' && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') {
       list.push({ interceptor: pendingGuard(ext, () => ctx.adapters.get(ext)?.interceptor), runner: undefined });
       continue;

@@ -1,7 +1,20 @@
 import { ExtensionHostError } from '../errors.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
+import type { Interceptor } from '../intercept/types.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
-import type { ExtensionInfo, ExtensionState, HostDiagnostic, ReadyVia, RegisteredCommand, RegisteredTool } from './types.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Supervisor } from './supervisor.js';
+import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
+
+/** What one extension is started from: a discovered manifest or an in-memory extension. */
+export interface ExtensionSpec {
+  name: string;
+  dir: string;
+  source: ExtensionInfo['source'];
+  exec?: string;
+  args?: readonly string[];
+  memory?: InMemoryExtension;
+}
 
 /** A host diagnostic about an extension, as its limiter carries it. */
 export interface LimitedDiagnostic {
@@ -9,9 +22,32 @@ export interface LimitedDiagnostic {
   log: boolean;
 }
 
-/** The host's record of one extension: its connection, state and what it registered. */
+/**
+ * What a restart attempt takes over from the process before it (reconcile.ts): the registrations the
+ * registries still hold for the extension, and what tools() / commands() listed of it before the crash.
+ */
+export interface Carried {
+  commands: Map<string, Omit<RegisteredCommand, 'active'>>;
+  tools: Map<string, Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> }>;
+  listed: { tools: ToolInfo[]; commands: CommandInfo[] };
+  /** Its interceptor before the crash: a fail-closed one is stood in for while it restarts (pending-guard.ts). */
+  interceptor: Interceptor | undefined;
+}
+
+/** One extension across its restarts: the state machine and the restart policy outlive each process. */
+export interface ExtensionSlot {
+  readonly spec: ExtensionSpec;
+  readonly lifecycle: Lifecycle;
+  readonly supervisor: Supervisor;
+  /** While a restart is under way: what the next attempt takes over. */
+  carry: Carried | undefined;
+}
+
+/**
+ * The host's record of one extension process: its connection, state and what it registered. A
+ * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
+ */
 export class LoadedExtension {
-  state: ExtensionState = 'starting';
   readyVia: ReadyVia | undefined;
   readyMs: number | undefined;
   error: ExtensionHostError | undefined;
@@ -33,6 +69,10 @@ export class LoadedExtension {
   latePanelFrames = 0;
   /** The host's own diagnostics about this extension (the process limits its own). */
   readonly diagnostics: DiagnosticLimiter<LimitedDiagnostic>;
+  /** Set on a restart attempt until it is ready: what it takes over (see reconcile.ts). */
+  carried: Carried | undefined;
+  /** This process was given up by a restart (crash or manual): its events are ignored. */
+  retired = false;
 
   constructor(
     readonly name: string,
@@ -41,6 +81,7 @@ export class LoadedExtension {
     readonly order: number,
     readonly process: ExtensionProcess,
     emitDiagnostic: (code: string, message: string, detail: LimitedDiagnostic) => void,
+    readonly slot: ExtensionSlot,
   ) {
     this.diagnostics = new DiagnosticLimiter({ emit: emitDiagnostic });
     this.settled = new Promise((resolve) => {
@@ -52,23 +93,59 @@ export class LoadedExtension {
     return this.process.logPath;
   }
 
-  markReady(via: ReadyVia): boolean {
-    if (this.state !== 'starting' || this.process.hello === undefined) return false;
-    this.state = 'ready';
+  get state(): ExtensionState {
+    return this.slot.lifecycle.state;
+  }
+
+  /** A restart is under way: waiting out the backoff, or this attempt is spawning / handshaking. */
+  get restarting(): boolean {
+    const state = this.state;
+    return state === 'restarting' || (state === 'starting' && this.carried !== undefined);
+  }
+
+  /** Whether `markReady` would move it: starting, said hello, not given up. */
+  get canBecomeReady(): boolean {
+    return !this.retired && this.state === 'starting' && this.process.hello !== undefined;
+  }
+
+  markReady(via: ReadyVia, reason?: string): boolean {
+    if (!this.canBecomeReady) return false;
     this.readyVia = via;
     this.readyMs = Math.round(performance.now() - this.startedAt);
+    this.slot.lifecycle.moveTo('ready', reason);
     this.resolveSettled();
     return true;
   }
 
-  /** Moves to a terminal state; returns the previous state when it changed. */
-  end(state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError): ExtensionState | undefined {
-    if (this.state === 'failed' || this.state === 'exited' || this.state === 'stopped') return undefined;
+  /**
+   * Moves to a final state; returns the previous state when it changed. A move the table refuses
+   * (an exit after stop(), a failed one stopped) changes nothing: it stays as it is.
+   */
+  end(state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError, reason?: string): ExtensionState | undefined {
     const previous = this.state;
-    this.state = state;
+    if (!this.slot.lifecycle.can(state)) return undefined;
+    if (state === 'stopped') this.slot.supervisor.cancel();
     if (error !== undefined) this.error = error;
+    this.slot.lifecycle.moveTo(state, reason);
     this.resolveSettled();
     return previous;
+  }
+
+  /**
+   * Whether tools() / commands() list its registration `key` (commands: lower case) now: when it is
+   * ready, and during a restart the ones it had before (see reconcile.ts).
+   */
+  lists(kind: 'tools' | 'commands', key: string): boolean {
+    const state = this.state;
+    if (state === 'ready') return true;
+    if (state !== 'restarting' && !(state === 'starting' && this.carried !== undefined)) return false;
+    return this.slot.carry?.[kind].has(key) ?? false;
+  }
+
+  /** Given up for a restart: its pending start settles, its process's events are ignored from now on. */
+  retire(): void {
+    this.retired = true;
+    this.resolveSettled();
   }
 
   /** A snapshot; `isActive` says whether a registration of this extension owns its name. */
@@ -90,6 +167,7 @@ export class LoadedExtension {
       error: this.error,
       order: this.order,
       latePanelFrames: this.latePanelFrames,
+      restarts: this.slot.supervisor.restarts,
     };
   }
 }

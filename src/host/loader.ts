@@ -7,23 +7,18 @@ import { loadCodec } from '../protocol/load-codec.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';
-import { becomeReady, endExtension } from './extension-state.js';
+import { becomeReady, endExtension, stateChanged } from './extension-state.js';
 import { routeFrame } from './frame-router.js';
 import { processHelloTimeout, startBound } from './late-join.js';
-import { LoadedExtension } from './loaded-extension.js';
+import { Lifecycle } from './lifecycle.js';
+import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
 import { closeAllPanels } from './panels.js';
+import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
-import type { ExtensionInfo, InMemoryExtension, StartReport } from './types.js';
+import { Supervisor, resolveRestartPolicy } from './supervisor.js';
+import type { InMemoryExtension, StartReport } from './types.js';
 
-/** What one extension is started from: a discovered manifest or an in-memory extension. */
-export interface ExtensionSpec {
-  name: string;
-  dir: string;
-  source: ExtensionInfo['source'];
-  exec?: string;
-  args?: readonly string[];
-  memory?: InMemoryExtension;
-}
+export type { ExtensionSpec } from './loaded-extension.js';
 
 /**
  * Discovers, creates every extension in load order and starts them in parallel; resolves when each
@@ -69,9 +64,16 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
 }
 
-/** The host's record of one extension and its (not yet started) process; `order` is its load order. */
-export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number): LoadedExtension {
+/**
+ * The host's record of one extension and its (not yet started) process; `order` is its load order.
+ * A restart passes the slot (state machine, supervisor) the new record continues.
+ */
+export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
   const { options, timeouts } = ctx;
+  if (slot === undefined) {
+    const supervisor = new Supervisor(resolveRestartPolicy(options.restart));
+    slot = { spec, supervisor, lifecycle: new Lifecycle(spec.name, (change) => stateChanged(ctx, spec.name, supervisor, change)), carry: undefined };
+  }
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
@@ -84,7 +86,20 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     logMaxBytes: options.logMaxBytes,
     idPrefix: `${order}`,
   });
-  return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log));
+  return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
+}
+
+/**
+ * A restart attempt of `old` (restarting): a new record on its slot takes its place (so the identity
+ * guards keep the old process out), carrying its registrations over, and starts.
+ */
+export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason: string): { ext: LoadedExtension; started: Promise<void> } {
+  const next = createExtension(ctx, old.slot.spec, old.order, old.slot);
+  next.carried = old.slot.carry;
+  ctx.loaded[ctx.loaded.indexOf(old)] = next;
+  ctx.byName.set(next.name, next);
+  next.slot.lifecycle.moveTo('starting', reason);
+  return { ext: next, started: startExtension(ctx, next) };
 }
 
 /**
@@ -96,7 +111,8 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   proc.on('frame', (frame) => routeFrame(ctx, ext, frame));
   proc.on('diagnostic', (d) => ctx.diagnostics.fromProcess(ext, d));
   proc.on('exit', (info) => onExtensionExit(ctx, ext, info));
-  ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
+  // A restart attempt's `starting` came from its state machine (respawnExtension).
+  if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
   const { ready, readyIdle } = ctx.timeouts;
   let idle: NodeJS.Timeout | undefined;
   let grace: NodeJS.Timeout | undefined;
@@ -118,8 +134,10 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     }
     await ext.settled;
   } catch (err) {
-    if (ext.state !== 'starting') return; // stopped (stop() or reload) while it started
+    // Stopped (stop(), reload() or a restart) while it started.
+    if (ctx.byName.get(ext.name) !== ext || ext.retired || ext.state !== 'starting') return;
     const error = toHostError(err, ErrorCode.SPAWN_FAILED, { extension: ext.name, logPath: ext.logPath });
+    if (restartAttemptFailed(ctx, ext, error)) return;
     endExtension(ctx, ext, 'failed', error);
     ctx.out.warn({ message: `failed to load ${ext.name}: ${error.message}`, extension: ext.name, logPath: ext.logPath, code: error.code, error });
   } finally {

@@ -73,6 +73,18 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   revalidateIntercepts: boolean,
   interceptPolicy: object,
   logMaxBytes: bytesOrInfinity,
+  restart: (v) => (typeof v === 'boolean' || isObject(v) ? undefined : 'a boolean or an object'),
+};
+
+/** The fields of a `restart` policy object; each bound keeps the restart history and backoff table small. */
+const RESTART_CHECKS: Readonly<Record<string, Check>> = {
+  maxRestarts: (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 100 ? undefined : 'a whole number from 0 to 100'),
+  windowMs: (v) => (typeof v === 'number' && v > 0 ? undefined : 'a number of ms > 0, or Infinity'),
+  backoffMs: (v) =>
+    Array.isArray(v) && v.length >= 1 && v.length <= 100 && v.every((ms) => typeof ms === 'number' && ms >= 0 && ms <= MAX_TIMER_MS)
+      ? undefined
+      : `an array of 1 to 100 numbers of ms from 0 to ${MAX_TIMER_MS}`,
+  jitter: (v) => (typeof v === 'number' && v >= 0 && v <= 1 ? undefined : 'a number from 0 to 1'),
 };
 
 function invalid(option: string, expected: string, value: unknown): ExtensionHostError {
@@ -113,6 +125,16 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
   if (callbacks !== undefined) {
     for (const [key, value] of Object.entries(callbacks)) {
       if (value !== undefined && typeof value !== 'function') throw invalid(`callbacks.${key}`, 'a function', value);
+    }
+  }
+  const restart = options.restart;
+  if (isObject(restart)) {
+    for (const [key, value] of Object.entries(restart)) {
+      const check = Object.hasOwn(RESTART_CHECKS, key) ? RESTART_CHECKS[key] : undefined;
+      // A misspelt field would silently mean its default.
+      if (check === undefined) throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option restart has an unknown field ${describe(key)} (known: ${Object.keys(RESTART_CHECKS).join(', ')})`);
+      const expected = value === undefined ? undefined : check(value);
+      if (expected !== undefined) throw invalid(`restart.${key}`, expected, value);
     }
   }
   const policies = options.interceptPolicy as Record<string, unknown> | undefined;

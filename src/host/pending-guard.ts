@@ -4,6 +4,7 @@
 // ready by then.
 import type { InterceptContext, Interceptor } from '../intercept/types.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { restartingError } from './restart-error.js';
 
 type Method = 'toolCall' | 'turnStart' | 'assistantMessage' | 'beforeAgentStart';
 
@@ -12,6 +13,17 @@ function aborted(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
+}
+
+/**
+ * The stand-in for a fail-closed `ext` while it restarts: each event its interceptor (`before`, from
+ * before the crash) took fails at once with RESTARTING, so the chain blocks; the others pass.
+ */
+export function restartingGuard(ext: LoadedExtension, before: Interceptor): Interceptor {
+  const fail = (): Promise<never> => Promise.reject(restartingError(ext, 'intercept'));
+  const guard: Record<string, unknown> = { name: ext.name, onFailure: 'block' };
+  for (const method of ['toolCall', 'turnStart', 'assistantMessage', 'beforeAgentStart'] as const) if (typeof before[method] === 'function') guard[method] = fail;
+  return guard as unknown as Interceptor;
 }
 
 /** The stand-in for `ext` while it starts; `adapter()` is its interceptor once it has subscribed. */

@@ -2,6 +2,7 @@ import { listCommands } from './commands.js';
 import type { HostContext } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { takeOverCommand, takeOverTool } from './reconcile.js';
 import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars } from './registration-limits.js';
 import { toolsChangedSoon } from './tools.js';
 
@@ -32,6 +33,7 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
     return;
   }
   if (!registrationAllowed(ctx, ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
+  if (takeOverCommand(ctx, ext, key, name, description)) return;
   const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
   ext.commands.set(key, { name, description });
   if (conflict !== undefined) recordConflict(ctx, 'command', `/${conflict.name}`, conflict.loser, conflict.winner);
@@ -45,6 +47,7 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
     return;
   }
   if (!registrationAllowed(ctx, ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
+  if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
   ext.tools.set(name, { name, description, schema, deferred });
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);

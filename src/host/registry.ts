@@ -64,6 +64,26 @@ export class Registry<T> {
     return changed;
   }
 
+  /** Replaces `extension`'s registration of `name` (spelling and value) in place, as a restart registers it again; false when it has none. */
+  update(name: string, extension: string, value: T): boolean {
+    const entry = this.byKey.get(this.keyOf(name))?.find((r) => r.extension === extension);
+    if (entry === undefined) return false;
+    entry.name = name;
+    entry.value = value;
+    return true;
+  }
+
+  /** Removes `extension`'s registration of `name`; true when it was the active one. */
+  remove(name: string, extension: string): boolean {
+    const key = this.keyOf(name);
+    const list = this.byKey.get(key);
+    const index = list === undefined ? -1 : list.findIndex((r) => r.extension === extension);
+    if (list === undefined || index === -1) return false;
+    list.splice(index, 1);
+    if (list.length === 0) this.byKey.delete(key);
+    return index === 0;
+  }
+
   /** The active registration for a name. */
   get(name: string): Registration<T> | undefined {
     return this.byKey.get(this.keyOf(name))?.[0];

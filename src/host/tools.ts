@@ -4,6 +4,7 @@ import type { ToolResultFrame } from '../protocol/frames.js';
 import { toolCallProblem } from './call-args.js';
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { restartingError } from './restart-error.js';
 import { toolContent } from './tool-result.js';
 import type { HostCallOptions, ToolInfo, ToolResult } from './types.js';
 
@@ -12,7 +13,8 @@ export function listTools(ctx: HostContext): ToolInfo[] {
   const list: ToolInfo[] = [];
   for (const r of ctx.toolRegistry.active()) {
     if (r.value.deferred && !ctx.activated.has(r.name)) continue;
-    if (ctx.byName.get(r.extension)?.state !== 'ready') continue; // a late joiner, until it is ready
+    // A late joiner, until it is ready; during a restart, what it had.
+    if (ctx.byName.get(r.extension)?.lists('tools', r.name) !== true) continue;
     list.push({ name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension });
   }
   return list;
@@ -23,8 +25,9 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   if (ctx.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`), undefined));
   const registration = ctx.toolRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
-  if (registration === undefined || ext === undefined || ext.state !== 'ready' || (registration.value.deferred && !ctx.activated.has(name))) {
-    const hidden = registration !== undefined && registration.value.deferred && !ctx.activated.has(name);
+  const hidden = registration !== undefined && registration.value.deferred && !ctx.activated.has(name);
+  if (ext !== undefined && !hidden && ext.restarting) return Promise.resolve(failedResult(restartingError(ext, `tool ${name}`), ext.name));
+  if (registration === undefined || ext === undefined || ext.state !== 'ready' || hidden) {
     return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined));
   }
   const invalid = toolCallProblem(name, ext.name, args, options);

@@ -2,6 +2,9 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { RestartPolicy } from './restart-policy.js';
+
+export type { RestartPolicy } from './restart-policy.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
@@ -168,7 +171,15 @@ export interface ExtensionHostOptions {
    * `.1` is replaced), so each extension keeps at most about twice this much log. @default 5 MiB
    */
   logMaxBytes?: number | undefined;
+  /**
+   * Restarts of extensions that crash (exit or close stdout without being stopped, also before
+   * `hello`): `true` for the defaults, or a policy. Off, a crashed extension stays down until
+   * `reload()` (the spec's rule); `host.restart(name)` works either way. See docs/embedding.md.
+   * @default false
+   */
+  restart?: RestartPolicy | boolean | undefined;
 }
+
 
 /** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */
 export interface InterceptPolicy {
@@ -176,7 +187,12 @@ export interface InterceptPolicy {
   onFailure?: 'allow' | 'block' | undefined;
 }
 
-export type ExtensionState = 'starting' | 'ready' | 'failed' | 'exited' | 'stopped';
+/**
+ * Where an extension is in its lifecycle (src/host/lifecycle.ts holds the allowed transitions):
+ * `starting -> ready -> exited | failed | stopped`; with a restart policy (or `host.restart()`) a
+ * crashed one goes `restarting -> starting -> ready` again.
+ */
+export type ExtensionState = 'starting' | 'ready' | 'restarting' | 'failed' | 'exited' | 'stopped';
 
 /** How an extension became ready. */
 export type ReadyVia = 'ready' | 'idle' | 'grace';
@@ -219,6 +235,8 @@ export interface ExtensionInfo {
    * quietly, as zot does (a render already on its way when the user closed the panel).
    */
   latePanelFrames: number;
+  /** How often it has been restarted (by the `restart` policy or `host.restart()`) since start/reload. */
+  restarts: number;
 }
 
 export interface CommandInfo {
@@ -346,7 +364,12 @@ export interface HostEvents {
   'panel:render': [panel: PanelView];
   /** The `closePanel` callback's panel. */
   'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
-  'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined }];
+  /**
+   * An extension changed state (`previous` is undefined for its first `starting`). `reason` says why
+   * on the moves restarts make (`crashed`, `restart`, `manual restart`, `restart limit`); `restarts`
+   * (how often it has been restarted since start/reload) is set once it is or has been restarting.
+   */
+  'extension:state': [change: { name: string; state: ExtensionState; previous: ExtensionState | undefined; reason?: string | undefined; restarts?: number | undefined }];
   'extension:exit': [exit: { name: string; code: number | null; signal: NodeJS.Signals | null; reason: string }];
   'tools:changed': [tools: ToolInfo[]];
   'commands:changed': [commands: CommandInfo[]];
