@@ -6,6 +6,12 @@ import type { HostEvents } from '../../src/host/types.js';
 /** How long any wait on a real extension process (or a host over them) may take before it fails the test. */
 export const WAIT_MS = 5000;
 
+/** How long a wait on an in-memory extension (no process to start, nothing to schedule) may take. */
+export const MEMORY_WAIT_MS = 2000;
+
+/** How long a wait on an extension subprocess started through a slow launcher (tsx, a shim) may take. */
+export const SPAWN_WAIT_MS = 8000;
+
 /**
  * Resolves with the first value `subscribe` hands to its callback (also when it hands one over
  * synchronously), or rejects after `ms` naming `what` (a function is read at the deadline, so the
@@ -49,15 +55,15 @@ export function nextEvent<K extends keyof HostEvents>(
 }
 
 /**
- * Calls `check` every 10 ms until it holds or `ms` have passed; resolves whether it held. For a test
- * that asserts the state itself afterwards.
+ * Calls `check` every `intervalMs` until it holds or `ms` have passed; resolves whether it held. For
+ * a caller that asserts (or reports) the state itself afterwards.
  */
-export async function pollUntil(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+export async function pollUntil(check: () => boolean | Promise<boolean>, ms: number, intervalMs = 10): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await check()) return true;
     if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
