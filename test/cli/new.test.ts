@@ -1,14 +1,14 @@
 // `zot-ext new <name>`: a runnable TypeScript extension from the SDK template.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/fixtures.js';
+import { ROOT, tempDir } from '../helpers/fixtures.js';
 import { killRunningClis, runCli } from './cli.js';
 
 // Under the repository, so the generated extension finds zod and tsx in its node_modules.
-mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-const work = mkdtempSync(path.join(ROOT, '.tmp', 'cli-new-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const temp = tempDir('cli-new-', path.join(ROOT, '.tmp'));
+const work = temp.dir;
+afterAll(() => temp.cleanup());
 afterEach(() => killRunningClis());
 
 describe('new', { timeout: 30_000 }, () => {

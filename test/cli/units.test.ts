@@ -10,6 +10,7 @@ import { setEnabled } from '../../src/cli/manifest-edit.js';
 import { useColour } from '../../src/cli/output.js';
 import { toPanelInput } from '../../src/cli/run/keys.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
+import { WAIT_MS, withDeadline } from '../helpers/wait.js';
 
 describe('setEnabled', () => {
   const edit = (text: string, enabled: boolean) => {
@@ -105,20 +106,14 @@ describe('run on a TTY', () => {
     });
     /** Resolves with the offset after `needle` (searched from `from`); rejects with the text so far after 5 s. */
     const waitFor = (needle: string, from = 0) =>
-      new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no ${JSON.stringify(needle)} after offset ${from} in ${JSON.stringify(text)}`));
-        }, 5000);
+      withDeadline<number>(() => `${JSON.stringify(needle)} after offset ${from} in ${JSON.stringify(text)}`, WAIT_MS, (resolve) => {
         const check = () => {
           const at = text.indexOf(needle, from);
-          if (at === -1) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(at + needle.length);
+          if (at !== -1) resolve(at + needle.length);
         };
         waiters.add(check);
         check();
+        return () => waiters.delete(check);
       });
     return { stream, waitFor, text: () => text };
   }

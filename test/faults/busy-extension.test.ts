@@ -6,7 +6,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/host/host.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { isAlive } from '../helpers/processes.js';
-import { Recorder } from '../host/helpers.js';
+import { Recorder } from '../helpers/host.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

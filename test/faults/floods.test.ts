@@ -8,7 +8,7 @@ import type { HostDiagnostic } from '../../src/host/types.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { heapAfterGc } from '../helpers/heap.js';
 import { isAlive } from '../helpers/processes.js';
-import { Recorder } from '../host/helpers.js';
+import { Recorder } from '../helpers/host.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

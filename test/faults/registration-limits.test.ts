@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { MAX_DIAGNOSTIC_CHARS, MAX_EVENT_NAMES, MAX_REGISTRATIONS, boundedMessage } from '../../src/host/registration-limits.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit } from '../host/helpers.js';
+import { hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 const start = () => kit.start({ explicit: [fixture('faults/registration-flood'), fixture('faults/echo-py')] });

@@ -5,7 +5,8 @@ import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/index.js';
 import { expectGoneAfterStop, expectWarningNaming, expectWitnessAnswers, faultKit, processGroup, settlesBy } from '../helpers/faults.js';
-import { textOf, waitUntil } from '../host/helpers.js';
+import { textOf } from '../helpers/host.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const faults = faultKit();
 const SHORT = { tool: 300, command: 300, intercept: 300 };

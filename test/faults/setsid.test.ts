@@ -6,7 +6,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/host/host.js';
 import { ExtensionProcess } from '../../src/process/extension-process.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
-import { waitUntil } from '../host/helpers.js';
+import { waitUntil } from '../helpers/wait.js';
 import { MARKER_VAR, findMarkedProcesses, isAlive } from '../helpers/processes.js';
 
 const tmp = tempDir();

@@ -7,7 +7,7 @@ import type { HostDiagnostic } from '../../src/host/types.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { heapAfterGc } from '../helpers/heap.js';
 import { isAlive } from '../helpers/processes.js';
-import { nextEvent } from '../host/helpers.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionHostOptions, ExtensionInfo, HostWarning } from '../../src/host/types.js';
-import { type Recorder, hostKit, textOf } from '../host/helpers.js';
+import { type Recorder, hostKit, textOf } from './host.js';
 import { fixture } from './fixtures.js';
 import { isAlive } from './processes.js';
 

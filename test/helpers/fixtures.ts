@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +12,27 @@ export function fixture(relative: string): string {
   return path.join(FIXTURES, relative);
 }
 
-/** A temp directory removed by the returned cleanup. */
-export function tempDir(prefix = 'zot-ext-test-'): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+/** A temp directory (in `parent`, created if need be) removed by the returned cleanup. */
+export function tempDir(prefix = 'zot-ext-test-', parent = tmpdir()): { dir: string; cleanup: () => void } {
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(path.join(parent, prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Temp directories made on demand, as real paths (unlike `tempDir`); `cleanup()` removes everything it made. */
+export function tempDirs(): { make: (prefix?: string) => Promise<string>; cleanup: () => Promise<void> } {
+  const made: string[] = [];
+  return {
+    async make(prefix = 'zot-discovery-') {
+      // Real path: discovery reports real paths, and the temp dir may sit behind a symlink.
+      const dir = await realpath(await mkdtemp(path.join(tmpdir(), prefix)));
+      made.push(dir);
+      return dir;
+    },
+    async cleanup() {
+      await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
+    },
+  };
 }
 
 /** Parses a JSON file. */

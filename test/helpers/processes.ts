@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { pollUntil } from './wait.js';
 
 /** Env var every spawned extension inherits in tests; each test file gets its own value. */
 export const MARKER_VAR = 'ZOT_EXT_TEST_MARKER';
@@ -30,12 +31,9 @@ export async function findMarkedProcesses(marker: string): Promise<{ pid: number
  * being reaped right now is not reported). An empty list means nothing leaked.
  */
 export async function leakedProcesses(marker: string, withinMs = 2000): Promise<{ pid: number; cmdline: string }[]> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const found = await findMarkedProcesses(marker);
-    if (found.length === 0 || Date.now() > deadline) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  let found: { pid: number; cmdline: string }[] = [];
+  await pollUntil(async () => (found = await findMarkedProcesses(marker)).length === 0, withinMs, 25);
+  return found;
 }
 
 /** True while a pid exists and is not a zombie. */

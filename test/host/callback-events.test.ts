@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { HostEvents } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit, nextEvent } from './helpers.js';
+import { type Recorder, hostKit } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 const EVENTS = ['prompt', 'submit', 'insert', 'display', 'notify', 'notes:clear', 'panel:open', 'panel:render', 'panel:close'] as const;

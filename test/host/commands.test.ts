@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { StartReport } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit, nextEvent, textOf, waitUntil } from './helpers.js';
+import { type Recorder, hostKit, textOf } from '../helpers/host.js';
+import { nextEvent, waitUntil } from '../helpers/wait.js';
 
 const kit = hostKit();
 

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionHost } from '../../src/host/host.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit } from './helpers.js';
+import { type Recorder, hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 let host: ExtensionHost;

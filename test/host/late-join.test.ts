@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionState } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, nextEvent } from './helpers.js';
+import { hostKit } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 

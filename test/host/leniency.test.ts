@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit, waitUntil } from './helpers.js';
+import { type Recorder, hostKit } from '../helpers/host.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const kit = hostKit();
 let host: ExtensionHost;

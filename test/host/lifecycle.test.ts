@@ -8,7 +8,8 @@ import type { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionState, StartReport } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
 import { isAlive } from '../helpers/processes.js';
-import { type Recorder, hostKit, nextEvent, textOf } from './helpers.js';
+import { type Recorder, hostKit, textOf } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 

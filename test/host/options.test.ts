@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, ExtensionHost, ExtensionHostError, type ExtensionHostOptions } from '../../src/index.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, textOf } from './helpers.js';
+import { hostKit, textOf } from '../helpers/host.js';
 
 function constructionError(options: unknown): ExtensionHostError {
   try {

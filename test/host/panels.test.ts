@@ -5,7 +5,7 @@ import { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { PanelKey } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit } from './helpers.js';
+import { type Recorder, hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 let host: ExtensionHost;

@@ -7,7 +7,7 @@ import type { ExtensionHost } from '../../src/host/host.js';
 import type { StartReport } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
 import { isAlive } from '../helpers/processes.js';
-import { type Recorder, hostKit, textOf } from './helpers.js';
+import { type Recorder, hostKit, textOf } from '../helpers/host.js';
 
 const kit = hostKit();
 const cwd = path.join(kit.dir, 'project');

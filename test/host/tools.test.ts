@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionHost } from '../../src/host/host.js';
 import { fixture } from '../helpers/fixtures.js';
-import { type Recorder, hostKit, nextEvent, textOf } from './helpers.js';
+import { type Recorder, hostKit, textOf } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 let host: ExtensionHost;

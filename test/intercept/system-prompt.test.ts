@@ -4,14 +4,7 @@ import { InterceptChain } from '../../src/intercept/chain.js';
 import { SystemPromptPreparer, type SystemPromptPreparerOptions } from '../../src/intercept/system-prompt.js';
 import type { BeforeAgentStartDecision, BeforeAgentStartInput, InterceptContext } from '../../src/intercept/types.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../../src/protocol/limits.js';
-
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+import { gate } from '../helpers/wait.js';
 
 /** A preparer with sequential run ids (run-1, run-2, ...) and recorded warnings. */
 function setup(options: Partial<SystemPromptPreparerOptions> = {}) {
@@ -47,19 +40,19 @@ function appender(name: string, suffix: string) {
 
 /** An interceptor that waits for `release()` on its first call only; later calls append `suffix`. */
 function holdFirst(name: string, suffix: string) {
-  const gate = deferred<BeforeAgentStartDecision>();
+  const held = gate<BeforeAgentStartDecision>();
   const signals: AbortSignal[] = [];
   const seen: BeforeAgentStartInput[] = [];
   return {
     signals,
     seen,
-    release: gate.resolve,
+    release: held.open,
     interceptor: {
       name,
       beforeAgentStart: (input: BeforeAgentStartInput, ctx: InterceptContext) => {
         seen.push(input);
         signals.push(ctx.signal);
-        return signals.length === 1 ? gate.promise : { systemPrompt: `${input.systemPrompt}${suffix}` };
+        return signals.length === 1 ? held.promise : { systemPrompt: `${input.systemPrompt}${suffix}` };
       },
     },
   };

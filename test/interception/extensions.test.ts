@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost, type HostWarning } from '../../src/index.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
+import { gate, pollUntil } from '../helpers/wait.js';
 
 const home = tempDir();
 afterAll(() => home.cleanup());
@@ -122,21 +123,20 @@ describe('system prompt passes (before_agent_start)', () => {
 
   it('an invalidation while a pass waits discards it and reruns with a new agent_run_id', async () => {
     const calls: string[] = [];
-    let reached!: () => void;
-    const waiting = new Promise<void>((resolve) => (reached = resolve));
+    const reached = gate();
     const dispose = host.intercepts.add({
       name: 'holder',
       beforeAgentStart: (input, ctx) => {
         calls.push(input.agentRunId);
         if (calls.length > 1) return {};
-        reached();
+        reached.open();
         return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({}), { once: true }));
       },
     });
     try {
       host.invalidateSystemPrompt();
       const pass = host.prepareSystemPrompt({ systemPrompt: 'RACE', sessionId: 's' });
-      await waiting;
+      await reached.promise;
       host.invalidateSystemPrompt();
       const r = await pass;
       expect(calls).toHaveLength(2);
@@ -184,12 +184,8 @@ describe('bad system prompt answers keep the prompt and warn', () => {
     expect(named).toContain('prompt-huge');
     const number = host.extensions().find((e) => e.name === 'prompt-number')!;
     // Host lines are appended asynchronously: poll the file (nothing announces the write).
-    const deadline = Date.now() + 2000;
     let log = '';
-    while (!/\[host\].*prompt-number/.test(log) && Date.now() < deadline) {
-      log = await readFile(number.logPath, 'utf8');
-      if (!/\[host\].*prompt-number/.test(log)) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await pollUntil(async () => /\[host\].*prompt-number/.test((log = await readFile(number.logPath, 'utf8'))), 2000);
     expect(log).toMatch(/\[host\].*prompt-number/);
   });
 });

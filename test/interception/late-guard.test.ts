@@ -3,7 +3,8 @@
 // and blocks when it is not ready by then.
 import { expect, it } from 'vitest';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, nextEvent } from '../host/helpers.js';
+import { hostKit } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 const RM = { toolId: 't1', toolName: 'bash', args: { command: 'rm -rf /' } };

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExtensionHost, HostDiagnostic } from '../../src/index.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit } from '../host/helpers.js';
+import { hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 const LS = { toolId: 't1', toolName: 'bash', args: { command: 'ls' } };

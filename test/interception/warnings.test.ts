@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterceptWarnings } from '../../src/host/intercept-warnings.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit } from '../host/helpers.js';
+import { hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 const LS = { toolId: 't1', toolName: 'bash', args: { command: 'ls' } };

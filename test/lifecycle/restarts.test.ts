@@ -9,7 +9,8 @@ import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionHostOptions, HostDiagnostic, HostEvents, HostWarning } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, nextEvent, textOf } from '../host/helpers.js';
+import { hostKit, textOf } from '../helpers/host.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const kit = hostKit();
 const CRASHY = fixture('faults/crashy');

@@ -8,7 +8,8 @@ import {
   type DiscoveryResult,
   type ManifestDiscoveryOptions,
 } from '../../src/manifest/index.js';
-import { processExt, tempDirs, tree, under, type Entry } from './tree.js';
+import { tempDirs } from '../helpers/fixtures.js';
+import { processExt, tree, under, type Entry } from './tree.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());

@@ -4,7 +4,8 @@ import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DiagnosticCode, ManifestDiscovery } from '../../src/manifest/index.js';
-import { processExt, tempDirs, tree, under } from './tree.js';
+import { tempDirs } from '../helpers/fixtures.js';
+import { processExt, tree, under } from './tree.js';
 
 const denied = new Set<string>();
 

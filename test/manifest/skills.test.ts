@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DiagnosticCode, ManifestDiscovery, type DiscoveryResult } from '../../src/manifest/index.js';
-import { tempDirs, tree, under, type Entry } from './tree.js';
+import { tempDirs } from '../helpers/fixtures.js';
+import { tree, under, type Entry } from './tree.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());

@@ -1,6 +1,5 @@
 // Builds real directory trees for discovery tests.
-import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A file's content: a string is written as is, anything else as JSON. `{ link }` makes a symlink. */
@@ -33,20 +32,4 @@ export function processExt(name: string, extra: Record<string, unknown> = {}): R
 /** Prefixes every path of `files` with `dir/`. */
 export function under(dir: string, files: Record<string, Entry>): Record<string, Entry> {
   return Object.fromEntries(Object.entries(files).map(([k, v]) => [path.join(dir, k), v]));
-}
-
-/** A temp-dir factory; `cleanup()` removes everything it made. */
-export function tempDirs(): { make: (prefix?: string) => Promise<string>; cleanup: () => Promise<void> } {
-  const made: string[] = [];
-  return {
-    async make(prefix = 'zot-discovery-') {
-      // Real path: discovery reports real paths, and the temp dir may sit behind a symlink.
-      const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-      made.push(dir);
-      return dir;
-    },
-    async cleanup() {
-      await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
-    },
-  };
 }

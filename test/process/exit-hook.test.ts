@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { ROOT, fixture, tempDir } from '../helpers/fixtures.js';
 import { isAlive } from '../helpers/processes.js';
+import { pollUntil } from '../helpers/wait.js';
 
 const logs = tempDir();
 afterAll(() => logs.cleanup());
@@ -16,7 +17,6 @@ it('a host process that exits without stop() takes its extensions along', { time
   const pid = Number(r.stdout.trim());
   expect(pid).toBeGreaterThan(0);
   // SIGKILL was sent to the group synchronously at exit; the kernel may take a moment to reap it.
-  const deadline = Date.now() + 2000;
-  while ((await isAlive(pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  await pollUntil(async () => !(await isAlive(pid)), 2000);
   expect(await isAlive(pid)).toBe(false);
 });

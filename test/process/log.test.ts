@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExtensionLog, MAX_QUEUED_HOST_LINES, logPathFor, safeLogName } from '../../src/process/log.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
-import { hostKit, textOf, waitUntil } from '../host/helpers.js';
+import { hostKit, textOf } from '../helpers/host.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const temp = tempDir('zot-log-test-');
 afterAll(() => temp.cleanup());

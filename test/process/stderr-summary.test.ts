@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { stderrSummary } from '../../src/process/stderr-summary.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit } from '../host/helpers.js';
+import { hostKit } from '../helpers/host.js';
 
 const kit = hostKit();
 

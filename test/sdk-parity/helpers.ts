@@ -6,26 +6,10 @@ import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { LineDecoder } from '../../src/protocol/decoder.js';
 import type { Extension } from '../../src/sdk/index.js';
-
-/** How long any wait here may take before it fails the test. */
-export const WAIT_MS = 5000;
+import { WAIT_MS, withDeadline } from '../helpers/wait.js';
 
 export type Frame = Record<string, unknown> & { type: string };
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
-
-function deadline<T>(what: string, ms: number, start: (resolve: (value: T) => void) => () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}`));
-    }, ms);
-    const stop = start((value) => {
-      clearTimeout(timer);
-      stop();
-      resolve(value);
-    });
-  });
-}
 
 /** Items in arrival order; `waitForLength` resolves once there are at least n. */
 export class Collector<T> {
@@ -38,7 +22,7 @@ export class Collector<T> {
   };
 
   waitForLength(n: number, ms = WAIT_MS): Promise<T[]> {
-    return deadline(`${n} items (have ${this.items.length})`, ms, (resolve) => {
+    return withDeadline(`${n} items (have ${this.items.length})`, ms, (resolve) => {
       const check = () => {
         if (this.items.length >= n) resolve(this.items.slice(0, n));
       };
@@ -90,7 +74,7 @@ export class RawExtension {
 
   /** The first frame of `type` (already received or still to come). */
   frame(type: string, ms = WAIT_MS): Promise<Frame> {
-    return deadline(`a ${type} frame (got ${JSON.stringify(this.frames.map((f) => f.type))})`, ms, (resolve) => {
+    return withDeadline(`a ${type} frame (got ${JSON.stringify(this.frames.map((f) => f.type))})`, ms, (resolve) => {
       const check = () => {
         const found = this.frames.find((f) => f.type === type);
         if (found) resolve(found);
@@ -103,7 +87,7 @@ export class RawExtension {
 
   /** Resolves the exit status, failing after `ms`. */
   exit(ms = WAIT_MS): Promise<Exit> {
-    return deadline('the exit', ms, (resolve) => {
+    return withDeadline('the exit', ms, (resolve) => {
       void this.exited.then(resolve);
       return () => undefined;
     });

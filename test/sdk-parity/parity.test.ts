@@ -4,9 +4,10 @@
 // (zod validation, throwing handlers, turn_start interception), run for the SDK variants only.
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NoteView, PanelKey, PanelView, ToolResult } from '../../src/host/types.js';
+import type { NoteView, PanelKey, PanelView } from '../../src/host/types.js';
 import { createTestHost, type TestHost } from '../../src/testing/index.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { textOf } from '../helpers/host.js';
 import { Collector, type RawExtension } from './helpers.js';
 import { KITCHEN_EVENTS, SHARED_COMMANDS, SHARED_TOOLS, VARIANTS } from './variants.js';
 
@@ -19,12 +20,6 @@ const HELLO_MS = 20_000;
 const BAD_LINE_CODES = ['NOT_JSON', 'NOT_OBJECT', 'UNKNOWN_TYPE', 'INVALID_FRAME'];
 
 const HOST = { hostVersion: 'parity-1.0', provider: 'anthropic', model: 'claude-opus-4-7' } as const;
-
-function textOf(result: ToolResult): string {
-  const [block, ...rest] = result.content;
-  if (block?.type !== 'text' || rest.length > 0) throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
-  return block.text;
-}
 
 const workspace = tempDir('zot-parity-');
 afterAll(() => workspace.cleanup());

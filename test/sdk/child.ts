@@ -2,9 +2,8 @@
 // stderr, and waits for frames or exit with a deadline.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { LineDecoder } from '../../src/protocol/decoder.js';
+import { SPAWN_WAIT_MS, withDeadline } from '../helpers/wait.js';
 import type { Frame } from './harness.js';
-
-const DEADLINE_MS = 8000;
 
 export class ChildExtension {
   readonly child: ChildProcess;
@@ -57,19 +56,18 @@ export class ChildExtension {
       this.cursor = index + 1;
       return Promise.resolve(this.frames[index] as Frame);
     }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no ${what} within ${DEADLINE_MS}ms; frames: ${JSON.stringify(this.frames)}; stderr: ${this.stderr}`)),
-        DEADLINE_MS,
-      );
-      this.waiters.push({
+    return withDeadline(() => `${what}; frames: ${JSON.stringify(this.frames)}; stderr: ${this.stderr}`, SPAWN_WAIT_MS, (resolve) => {
+      const waiter = {
         match,
-        resolve: (f) => {
-          clearTimeout(timer);
+        resolve: (f: Frame) => {
           this.cursor = this.frames.indexOf(f) + 1;
           resolve(f);
         },
-      });
+      };
+      this.waiters.push(waiter);
+      return () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
     });
   }
 

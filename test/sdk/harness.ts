@@ -5,6 +5,7 @@ import { afterEach } from 'vitest';
 import { LineDecoder } from '../../src/protocol/decoder.js';
 import type { RunOptions } from '../../src/sdk/extension.js';
 import { defineExtension, type Extension } from '../../src/sdk/index.js';
+import { MEMORY_WAIT_MS, withDeadline } from '../helpers/wait.js';
 
 export type Frame = Record<string, unknown> & { type: string };
 
@@ -18,8 +19,6 @@ export const HELLO_ACK = {
   extension_dir: '/work/project/.zot/extensions/demo',
   data_dir: '/work/project/.zot/extensions/demo/data',
 } as const;
-
-const DEADLINE_MS = 2000;
 
 interface Waiter {
   match: (frame: Frame) => boolean;
@@ -87,19 +86,12 @@ export class FakeHost {
       this.taken.add(found);
       return Promise.resolve(found);
     }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`no ${what} within ${DEADLINE_MS}ms; received: ${JSON.stringify(this.received)}`));
-      }, DEADLINE_MS);
-      const waiter: Waiter = {
-        match,
-        resolve: (frame) => {
-          clearTimeout(timer);
-          resolve(frame);
-        },
-      };
+    return withDeadline(() => `${what}; received: ${JSON.stringify(this.received)}`, MEMORY_WAIT_MS, (resolve) => {
+      const waiter: Waiter = { match, resolve };
       this.waiters.push(waiter);
+      return () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
     });
   }
 
@@ -114,15 +106,12 @@ export class FakeHost {
 
   waitForStderr(needle: string): Promise<void> {
     if (this.stderr.includes(needle)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`stderr never contained ${JSON.stringify(needle)}: ${this.stderr}`)), DEADLINE_MS);
-      this.stderrWaiters.push({
-        needle,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
+    return withDeadline(() => `stderr containing ${JSON.stringify(needle)}: ${this.stderr}`, MEMORY_WAIT_MS, (resolve) => {
+      const waiter = { needle, resolve: () => resolve() };
+      this.stderrWaiters.push(waiter);
+      return () => {
+        this.stderrWaiters = this.stderrWaiters.filter((w) => w !== waiter);
+      };
     });
   }
 
@@ -176,15 +165,6 @@ export class FakeHost {
       waiter.resolve(frame);
     }
   }
-}
-
-/** A promise with its resolver, to hold a handler until the test lets it go. */
-export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
-  let open!: (value: T) => void;
-  const promise = new Promise<T>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
 }
 
 /** `start(ext)` for a test file; every host it started is closed (EOF) after each test. */

@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { LineDecoder } from '../../src/protocol/decoder.js';
 import { defineExtension, display, text } from '../../src/sdk/index.js';
-import { FakeHost, gate, HELLO_ACK, useFakeHosts } from './harness.js';
+import { gate } from '../helpers/wait.js';
+import { FakeHost, HELLO_ACK, useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineExtension, openPanel } from '../../src/sdk/index.js';
-import { gate, useFakeHosts } from './harness.js';
+import { gate } from '../helpers/wait.js';
+import { useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineExtension, image, text, toolError } from '../../src/sdk/index.js';
-import { gate, startWithTools, useFakeHosts } from './harness.js';
+import { gate } from '../helpers/wait.js';
+import { startWithTools, useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 

@@ -1,10 +1,10 @@
 // Starts COUNT copies of the hello-sh fixture in one host, calls each, stops: run under a low
 // `ulimit -n` by fd-exhaustion.test.ts. Prints one JSON report line; exit 0 unless something
 // escaped (an unhandled rejection or an uncaught exception).
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ExtensionHost } from '../../../src/index.js';
+import { tempDir } from '../../helpers/fixtures.js';
 
 const [fixtureDir, countArg] = process.argv.slice(2);
 const count = Number(countArg);
@@ -12,7 +12,8 @@ const escaped: string[] = [];
 process.on('unhandledRejection', (reason) => escaped.push(`unhandledRejection: ${String(reason)}`));
 process.on('uncaughtException', (error) => escaped.push(`uncaughtException: ${String(error)}`));
 
-const root = mkdtempSync(path.join(tmpdir(), 'zot-fd-'));
+const temp = tempDir('zot-fd-');
+const root = temp.dir;
 const dirs: string[] = [];
 for (let i = 0; i < count; i++) {
   const dir = path.join(root, `ext-${i}`);
@@ -38,6 +39,6 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 100));
   process.stdout.write(`${JSON.stringify({ loaded: report.loaded.length, answered, failures, stopError, escaped })}\n`);
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  temp.cleanup();
 }
 process.exitCode = escaped.length > 0 || stopError !== undefined ? 3 : 0;

@@ -1,38 +1,15 @@
-// Shared by the ExtensionHost integration tests: hosts over real fixture processes, a recorder of
-// every callback, and waits that resolve on the event itself and fail after a deadline.
+// Shared by the ExtensionHost integration tests: hosts over real fixture processes (stopped after the
+// file) and a recorder of every callback whose waits resolve on the call itself (see wait.ts).
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { ExtensionHost } from '../../src/host/host.js';
-import type { ExtensionHostOptions, HostCallbacks, HostEvents, StartReport } from '../../src/host/types.js';
-import { tempDir } from '../helpers/fixtures.js';
-
-/** How long any wait in these tests may take before it fails the test. */
-export const WAIT_MS = 5000;
+import type { ExtensionHostOptions, HostCallbacks, StartReport } from '../../src/host/types.js';
+import { tempDir } from './fixtures.js';
+import { WAIT_MS, withDeadline } from './wait.js';
 
 type CallbackName = keyof HostCallbacks;
 export type CallbackArg<K extends CallbackName> = Parameters<NonNullable<HostCallbacks[K]>>[0];
 export type RecordedCall = { [K in CallbackName]: { kind: K; arg: CallbackArg<K> } }[CallbackName];
-
-/** Resolves with the first value `subscribe` hands to its callback, or rejects after `ms`; always unsubscribes. */
-function withDeadline<T>(what: string, ms: number, subscribe: (resolve: (value: T) => void) => () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let unsubscribe: (() => void) | undefined;
-    let done = false;
-    const timer = setTimeout(() => {
-      done = true;
-      unsubscribe?.();
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}`));
-    }, ms);
-    unsubscribe = subscribe((value) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      unsubscribe?.();
-      resolve(value);
-    });
-    if (done) unsubscribe();
-  });
-}
 
 /** Records every host callback in order; `waitFor` resolves on a recorded or future matching call. */
 export class Recorder {
@@ -87,36 +64,6 @@ export class Recorder {
       .slice(mark)
       .filter((c) => c.kind === kind)
       .map((c) => c.arg as CallbackArg<K>);
-  }
-}
-
-/** The next host event `name` whose first argument matches. Subscribe BEFORE causing it. */
-export function nextEvent<K extends keyof HostEvents>(
-  host: ExtensionHost,
-  name: K,
-  predicate: (arg: HostEvents[K][0]) => boolean = () => true,
-  ms = WAIT_MS,
-): Promise<HostEvents[K][0]> {
-  return withDeadline(`host event ${name}`, ms, (resolve) => {
-    const listener = (arg: HostEvents[K][0]) => {
-      if (predicate(arg)) resolve(arg);
-    };
-    // eventemitter3's typed map makes a generic listener awkward to express; the shape is checked above.
-    (host.on as (event: string, fn: (arg: HostEvents[K][0]) => void) => void)(name, listener);
-    return () => (host.off as (event: string, fn: (arg: HostEvents[K][0]) => void) => void)(name, listener);
-  });
-}
-
-/**
- * Polls `check` every 10 ms until it holds. Only for state that announces itself through no event
- * (log files the host appends to asynchronously).
- */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
