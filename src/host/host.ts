@@ -7,7 +7,6 @@ import type { Interceptor } from '../intercept/types.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
 import { resolveHome } from '../manifest/home.js';
-import type { ChildHandle } from '../process/child.js';
 import { ExtensionProcess, type ExitInfo, type ProcessDiagnostic, type ResponseMapper } from '../process/extension-process.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
@@ -15,6 +14,7 @@ import type { CommandResponseFrame, ExtensionFrame, PanelKeyName, ToolResultFram
 import { jsonProblem } from '../protocol/json-check.js';
 import { loadCodec } from '../protocol/load-codec.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
+import { memoryChild } from '../transport/memory.js';
 import { VERSION } from '../version.js';
 import { toolCallProblem } from './call-args.js';
 import { policyFor, validateOptions } from './options.js';
@@ -926,34 +926,4 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {
   return { content: [{ type: 'text', text: failure.message }], isError: true, extension, activatedTools: [], failure };
-}
-
-/** Adapts an in-memory extension's streams to the child interface of the process layer. */
-function memoryChild(memory: InMemoryExtension): ChildHandle {
-  const { input, output, close } = memory.connect();
-  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-  let exited = false;
-  const exit = () => {
-    if (exited) return;
-    exited = true;
-    for (const listener of exitListeners) listener(0, null);
-  };
-  output.once('end', () => setImmediate(exit));
-  output.once('close', () => setImmediate(exit));
-  return {
-    pid: undefined,
-    stdin: input,
-    stdout: output,
-    kill() {
-      input.destroy();
-      output.destroy();
-      close?.();
-      setImmediate(exit);
-    },
-    onExit(listener) {
-      if (exited) listener(0, null);
-      else exitListeners.push(listener);
-    },
-    onError() {},
-  };
 }
