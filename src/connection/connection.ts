@@ -129,7 +129,7 @@ export class Connection {
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, entry);
-      // Eager only with other requests in flight (pipelining): see docs/performance.md, "Write batching".
+      // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
       this.enqueue(line, this.pending.size > 1);
     });
   }
@@ -254,7 +254,7 @@ export class Connection {
    * syscalls, and one wake-up of the extension. With `eager` (a request while others are in
    * flight), the first request of a tick is written at once (with whatever the tick queued before
    * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
-   * this tick goes on (measurements: docs/performance.md, "Write batching").
+   * this tick goes on (measurements: docs/performance.md, "Request writes").
    */
   private enqueue(line: string, eager = false): void {
     if (!this.flushScheduled) {

@@ -77,7 +77,6 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       disconnect: (error, reason) => this.disconnect(error, reason),
       isOver: () => this.disconnected !== undefined || this.state === 'closed',
     });
-    this.transport.on('line', (line) => this.onLine(line));
     this.transport.on('error', (fault) => this.onFault(fault));
     this.transport.on('exit', (exit) => this.onPeerExit(exit));
     this.transport.on('close', (exit) => this.onPeerClosed(exit));
@@ -130,7 +129,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     const wait = (this.helloWait = new HelloWait());
     try {
-      await this.transport.start();
+      await this.transport.start((line) => this.onLine(line));
     } catch (err) {
       wait.end();
       this.state = 'closed';

@@ -57,16 +57,16 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     return this.input !== undefined && this.input.writableLength > 0;
   }
 
-  async start(): Promise<void> {
-    this.attach(await this.open());
+  async start(receiver?: (line: string) => void): Promise<void> {
+    this.attach(await this.open(), receiver ?? ((line) => this.emit('line', line)));
   }
 
-  private attach(child: ChildHandle): void {
+  private attach(child: ChildHandle, receiver: (line: string) => void): void {
     this.child = child;
     const { stdin, stdout } = child;
     this.input = stdin;
     const decoder = new LineDecoder(
-      (line) => this.emit('line', line),
+      receiver,
       (bytes, limit) => this.emit('error', { kind: 'frame_too_large', bytes, limit }),
       { maxFrameBytes: this.options.maxFrameBytes },
     );

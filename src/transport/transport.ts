@@ -22,7 +22,7 @@ export type TransportFault =
   | { kind: 'output_closed' };
 
 export interface TransportEvents {
-  /** One frame, without its newline (empty lines are skipped). */
+  /** One frame, without its newline (empty lines are skipped); unless start() was given a receiver. */
   line: [line: string];
   /** After send() returned false: more may be sent. */
   drain: [];
@@ -65,8 +65,12 @@ export interface Transport {
    * Optional; start() works without it.
    */
   prepare?(): Promise<void>;
-  /** Spawns / connects. Rejects with an ExtensionHostError (SPAWN_FAILED) when there is no peer. */
-  start(): Promise<void>;
+  /**
+   * Spawns / connects. Rejects with an ExtensionHostError (SPAWN_FAILED) when there is no peer.
+   * `receiver` gets every line by a direct call instead of a 'line' event: every response is a
+   * line, and an emit per line cost a measurable part of a small round trip.
+   */
+  start(receiver?: (line: string) => void): Promise<void>;
   /** One frame without its LF. False: backpressure ('drain' follows), or not writable. */
   send(line: string): boolean;
   /** Writes `chunk` (LF-terminated lines, or a piece of a long one); `done` runs once it is taken, in order. */
