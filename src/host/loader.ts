@@ -1,7 +1,7 @@
 import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
-import type { ChildHandle } from '../process/child.js';
+import { memoryChild } from '../transport/memory.js';
 import { ExtensionProcess } from '../process/extension-process.js';
 import { loadCodec } from '../protocol/load-codec.js';
 import { VERSION } from '../version.js';
@@ -16,7 +16,7 @@ import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
 import { Supervisor, resolveRestartPolicy } from './supervisor.js';
-import type { InMemoryExtension, StartReport } from './types.js';
+import type { StartReport } from './types.js';
 
 export type { ExtensionSpec } from './loaded-extension.js';
 
@@ -177,34 +177,4 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
   ctx.activated.clear();
   ctx.preparer.invalidate();
   ctx.interceptWarnings.reset();
-}
-
-/** Adapts an in-memory extension's streams to the child interface of the process layer. */
-function memoryChild(memory: InMemoryExtension): ChildHandle {
-  const { input, output, close } = memory.connect();
-  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-  let exited = false;
-  const exit = () => {
-    if (exited) return;
-    exited = true;
-    for (const listener of exitListeners) listener(0, null);
-  };
-  output.once('end', () => setImmediate(exit));
-  output.once('close', () => setImmediate(exit));
-  return {
-    pid: undefined,
-    stdin: input,
-    stdout: output,
-    kill() {
-      input.destroy();
-      output.destroy();
-      close?.();
-      setImmediate(exit);
-    },
-    onExit(listener) {
-      if (exited) listener(0, null);
-      else exitListeners.push(listener);
-    },
-    onError() {},
-  };
 }

@@ -1,6 +1,6 @@
 // An extension made of streams, for process-layer tests that need fake timers or exact control.
 import { PassThrough, Writable } from 'node:stream';
-import type { ChildHandle } from '../../src/process/child.js';
+import type { ChildHandle } from '../../src/transport/child.js';
 import { ExtensionProcess } from '../../src/process/extension-process.js';
 
 export type Frame = Record<string, unknown>;

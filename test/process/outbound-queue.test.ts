@@ -1,7 +1,7 @@
 // The outbound queue: whole lines per write up to the chunk size, a longer line split (never inside
 // a surrogate pair), lines taken back only while none of them is written; and the stuck watch.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OutboundQueue, StuckWatch } from '../../src/process/outbound-queue.js';
+import { OutboundQueue, StuckWatch } from '../../src/connection/outbound-queue.js';
 
 function drain(queue: OutboundQueue, max: number): string[] {
   const writes: string[] = [];

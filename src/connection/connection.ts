@@ -1,0 +1,318 @@
+// Framing, correlation, deadlines and write batching over any Transport: request ids, the pending
+// map, per-request deadlines, settling everything at the end, and the bounded outbound queue.
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { encodeRequest, requestLine } from '../protocol/encode.js';
+import type { ExtensionFrame } from '../protocol/frames.js';
+import { jsonProblem } from '../protocol/json-check.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
+import type { Transport } from '../transport/transport.js';
+import { Deadlines } from './deadlines.js';
+import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
+import { fail, type Pending, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
+
+/** What the connection reports to its owner. */
+export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
+
+export interface ConnectionOptions {
+  /** The extension's name, in every message. */
+  name: string;
+  /** Its log file, in every message. */
+  logPath: string;
+  /** Prefix of correlation ids (a `:` follows). */
+  idPrefix: string;
+  /** Largest frame in bytes: a larger request is not sent (INVALID_ARGUMENT). */
+  maxFrameBytes: number;
+  /** Bound of the outbound queue: over it, one-way frames are dropped. */
+  maxOutboundBytes: number;
+  /** A write in progress that long means the peer is stuck (above 2^31-1 ms: never). */
+  stuckMs: number;
+  /** Counts frames written (`framesOut`); shared with the owner. */
+  stats: { framesOut: number };
+  diagnose(code: ConnectionDiagnostic, message: string): void;
+  /** The peer can receive nothing any more (its input was closed for a write timeout): end the connection. */
+  disconnect(error: ExtensionHostError, reason: 'stdin_blocked'): void;
+  /** True once the owner is done with the connection (disconnected or closed): the stuck watch then stays quiet. */
+  isOver(): boolean;
+}
+
+const RESOLVED = Promise.resolve();
+
+/** Requests of one tick go out in writes of at most this many lines (see enqueue). */
+const MAX_BATCH_LINES = 8;
+
+/** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
+export class Connection {
+  private readonly pending = new Map<string, Pending>();
+  private seq = 0;
+  private readonly idPrefix: string;
+  /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
+  private readonly idJsonPrefix: string;
+  /** Lines waiting for this tick's write, or for the write in progress to complete. */
+  private readonly queue = new OutboundQueue();
+  private readonly stuck: StuckWatch;
+  private readonly deadlines = new Deadlines<Pending>((entry, ms) => this.onRequestTimeout(entry, ms));
+  /** write() calls issued, and completed (callbacks run in order). */
+  private writesIssued = 0;
+  private writesDone = 0;
+  /** Characters enqueued, written (by completed writes) and taken back, since the start. */
+  private charsPushed = 0;
+  private charsIssued = 0;
+  private charsDone = 0;
+  private charsRemoved = 0;
+  private flushScheduled = false;
+  /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
+  private requestWritten = false;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: ConnectionOptions,
+  ) {
+    this.idPrefix = `${options.idPrefix}:`;
+    this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
+    this.stuck = new StuckWatch(options.stuckMs, () => this.onStuck());
+  }
+
+  /** Characters waiting to be written. */
+  get queuedChars(): number {
+    return this.queue.chars;
+  }
+
+  /** A request with this id waits for its answer. */
+  has(id: string): boolean {
+    return this.pending.has(id);
+  }
+
+  /** Sends a request; resolves its response (or what `mapper` makes of the outcome). Never hangs past `timeoutMs`. */
+  request(frame: RequestFrame<RequestType>, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> {
+    const { name } = this.options;
+    const signal = options?.signal;
+    const timeoutMs = options?.timeoutMs;
+    const request = frame.type as RequestType;
+    if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason), mapper);
+    const seq = ++this.seq;
+    const id = `${this.idPrefix}${seq}`;
+    // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
+    // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
+    // reason only then, so a good call pays nothing for the check.
+    let line: string;
+    try {
+      const idJson = `${this.idJsonPrefix}${seq}"`;
+      line = options?.head !== undefined ? requestLine(options.head, idJson) : encodeRequest(frame, idJson);
+    } catch (err) {
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), mapper);
+    }
+    // The spec caps every frame: a conforming extension would disconnect on a larger one. A line
+    // of at most a third of the cap in UTF-16 units fits in any case (3 bytes a unit at most).
+    const maxFrame = this.options.maxFrameBytes;
+    if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), mapper);
+    }
+    return new Promise<unknown>((resolve, reject) => {
+      const entry: Pending = {
+        id,
+        request,
+        type: RESPONSE_TYPE[request],
+        mapper,
+        resolve,
+        reject,
+        deadline: undefined,
+        end: this.charsPushed + line.length,
+        line,
+        closesStdin: options?.closeStdinOnWriteTimeout === true,
+        settled: false,
+        cleanup: undefined,
+      };
+      // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS) entry.deadline = this.deadlines.join(entry, timeoutMs);
+      if (signal !== undefined) {
+        const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.pending.set(id, entry);
+      // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
+      this.enqueue(line, this.pending.size > 1);
+    });
+  }
+
+  /** A failed request: rejects, or resolves with what the mapper makes of the error. */
+  refuse(error: ExtensionHostError, mapper: ResponseMapper<ExtensionFrame, unknown> | undefined): Promise<unknown> {
+    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then(mapper.error);
+  }
+
+  /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
+  sendLine(line: string, type: string): boolean {
+    // An empty queue takes any frame (hello_ack included): the bound is on what waits, not on one frame.
+    const { maxOutboundBytes } = this.options;
+    if (this.queue.chars > 0 && this.queue.chars + line.length > maxOutboundBytes) {
+      this.options.diagnose(
+        'OUTBOUND_DROPPED',
+        `${type} of ${line.length} bytes dropped unsent: ${this.queue.chars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
+      );
+      return false;
+    }
+    this.enqueue(line);
+    return true;
+  }
+
+  /** Queues a line past the bound (the goodbye must go out). */
+  sendAlways(line: string): void {
+    this.enqueue(line);
+  }
+
+  /** Takes everything still queued (to hand to the transport's close). */
+  takeQueued(): string | undefined {
+    return this.queue.take(Infinity);
+  }
+
+  /** Settles the request `id` with its answer, or with `error`; an answer for no request is a diagnostic. */
+  settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
+    const entry = this.pending.get(id);
+    if (entry === undefined) {
+      if (frame !== undefined) this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
+      return;
+    }
+    this.pending.delete(id);
+    this.release(entry);
+    if (error !== undefined) {
+      fail(entry, error);
+    } else if (frame !== undefined && frame.type !== entry.type) {
+      fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${entry.type} with ${frame.type}`));
+    } else {
+      succeed(entry, frame!);
+    }
+  }
+
+  /** Settles every pending request with `error`. */
+  rejectAll(error: ExtensionHostError): void {
+    if (this.pending.size === 0) return;
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of entries) {
+      this.release(entry);
+      fail(entry, error);
+    }
+  }
+
+  /** The connection is over: pending requests settle with `error` (when given); timers and the queue go. */
+  close(error?: ExtensionHostError): void {
+    if (error !== undefined) this.rejectAll(error);
+    this.stuck.stop();
+    this.queue.clear();
+    this.deadlines.clear();
+  }
+
+  private release(entry: Pending): void {
+    this.deadlines.release(entry);
+    entry.cleanup?.();
+  }
+
+  private onRequestTimeout(entry: Pending, timeoutMs: number): void {
+    const { name, logPath } = this.options;
+    const type = entry.request;
+    // Still whole in the queue: never begun, whatever the counters say (lines taken back after it
+    // shift the counters too). Otherwise, lines taken back before it count as done: errs towards "written".
+    const queued = this.queue.remove(entry.line);
+    if (queued) {
+      this.options.stats.framesOut--;
+      this.charsRemoved += entry.line.length;
+    }
+    const unwritten = queued || entry.end > this.charsDone + this.charsRemoved;
+    if (unwritten && entry.closesStdin) {
+      // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
+      const error = this.error(ErrorCode.WRITE_TIMEOUT, `${name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${logPath}`);
+      this.settle(entry.id, undefined, error);
+      this.closeInput(error);
+      return;
+    }
+    // Not begun: taken back, so the extension never sees it. Begun: completed, so the framing holds.
+    if (queued) {
+      this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
+      return;
+    }
+    this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms; see ${logPath}`));
+  }
+
+  /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */
+  private onStuck(): void {
+    // A closed input never progresses, and is not stuck: its end is handled where it closed.
+    if (this.options.isOver() || !this.transport.writable) return;
+    const message = `${this.options.name} read nothing from its stdin for ${this.options.stuckMs} ms (${this.queue.chars} bytes waiting); it is stuck and is being stopped; see ${this.options.logPath}`;
+    this.options.diagnose('STDIN_STUCK', message);
+    this.closeInput(this.error(ErrorCode.WRITE_TIMEOUT, message));
+  }
+
+  private closeInput(error: ExtensionHostError): void {
+    this.queue.clear();
+    this.stuck.stop();
+    this.transport.closeInput();
+    // It can receive nothing any more: the extension is gone, like one that closed its stdout.
+    this.options.disconnect(error, 'stdin_blocked');
+  }
+
+  /**
+   * Lines written in one tick go out together, in one write() at the end of the tick: fewer
+   * syscalls, and one wake-up of the extension. With `eager` (a request while others are in
+   * flight), the first request of a tick is written at once (with whatever the tick queued before
+   * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
+   * this tick goes on (measurements: docs/performance.md, "Request writes").
+   */
+  private enqueue(line: string, eager = false): void {
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
+      // AsyncResource Node wraps around each queueMicrotask() callback.
+      void RESOLVED.then(this.flushSoon);
+    }
+    this.options.stats.framesOut++;
+    this.charsPushed += line.length;
+    const queued = this.queue.push(line);
+    if (!eager) return;
+    if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
+      this.requestWritten = true;
+      this.flush();
+    }
+  }
+
+  private readonly flushSoon = (): void => {
+    this.flushScheduled = false;
+    this.requestWritten = false;
+    this.deadlines.endTick();
+    this.flush();
+  };
+
+  private readonly onWritten = (): void => {
+    // Callbacks run in order (a sync write's a tick later, maybe after the next write was issued).
+    if (++this.writesDone === this.writesIssued) {
+      this.charsDone = this.charsIssued;
+      this.stuck.progressed();
+    }
+    // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
+    if (!this.flushScheduled && !this.queue.empty) this.flush();
+  };
+
+  /**
+   * Writes what is queued, at most WRITE_CHUNK_CHARS, unless a write is still in progress: one at a
+   * time, so that a queued request can still be taken back (see onRequestTimeout) and the queue,
+   * not the transport, holds the backlog (bounded by maxOutboundBytes for one-way frames).
+   */
+  private flush(): void {
+    const transport = this.transport;
+    if (this.queue.empty) return;
+    // Nothing more can be written: the requests stay unwritten (TIMEOUT at their deadline).
+    if (!transport.writable) {
+      this.queue.clear();
+      return;
+    }
+    if (transport.writing) return;
+    this.writesIssued++;
+    const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
+    this.charsIssued += chunk.length;
+    transport.write(chunk, this.onWritten);
+    if (transport.writing) this.stuck.writing();
+  }
+
+  private error(code: ErrorCode, message: string, cause?: unknown): ExtensionHostError {
+    return new ExtensionHostError(code, message, { extension: this.options.name, logPath: this.options.logPath, cause, exitCode: undefined, signal: undefined });
+  }
+}

@@ -1,0 +1,102 @@
+// Request deadlines that share timers.
+//
+// The requests of one tick with the same timeout share one timer: Node starts every timer created
+// in one tick at the same loop time, so they would all fire together anyway. The timer is cleared
+// once the last of them settles, except for the newest group of each timeout, which is kept and
+// `refresh()`ed for the next tick's requests once all of its own have settled: one call at a time
+// then costs no timer setup at all. A kept timer that fires finds nothing left to time out.
+
+/** What a deadline needs of a request. */
+export interface Timed {
+  settled: boolean;
+  deadline: { readonly timeoutMs: number } | undefined;
+}
+
+export interface DeadlineGroup<T extends Timed> {
+  readonly timeoutMs: number;
+  /** The group's requests: the first one, and the others (one call at a time needs no array). */
+  first: T | undefined;
+  more: T[] | undefined;
+  live: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** How many deadline groups (distinct timeouts) keep their timer for reuse. */
+export const MAX_KEPT_DEADLINES = 8;
+
+export class Deadlines<T extends Timed> {
+  /** This tick's groups by timeout; closed at the end of the tick (endTick). */
+  private readonly open = new Map<number, DeadlineGroup<T>>();
+  /** The newest group of each timeout, whose timer is kept for reuse. */
+  private readonly kept = new Map<number, DeadlineGroup<T>>();
+
+  /** `onTimeout` runs for each request of a group that is not settled when its timer fires. */
+  constructor(private readonly onTimeout: (entry: T, timeoutMs: number) => void) {}
+
+  /** Adds `entry` to this tick's group of `timeoutMs` (0 to 2^31-1 ms); store the result as `entry.deadline`. */
+  join(entry: T, timeoutMs: number): DeadlineGroup<T> {
+    let group = this.open.get(timeoutMs);
+    if (group === undefined) {
+      const kept = this.kept.get(timeoutMs);
+      if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
+        kept.first = undefined;
+        kept.more = undefined;
+        kept.timer.refresh();
+        group = kept;
+      } else {
+        const created: DeadlineGroup<T> = { timeoutMs, first: undefined, more: undefined, live: 0, timer: undefined };
+        created.timer = setTimeout(() => this.fire(created), Math.max(0, timeoutMs));
+        created.timer.unref?.();
+        if (kept?.live === 0) this.clearGroup(kept);
+        // Callers passing a remaining budget make a new timeout each time: keep a few, not one per value.
+        if (kept === undefined && this.kept.size >= MAX_KEPT_DEADLINES) {
+          const [oldestMs, oldest] = this.kept.entries().next().value!;
+          this.kept.delete(oldestMs);
+          if (oldest.live === 0) this.clearGroup(oldest); // else cleared at its last release
+        }
+        this.kept.set(timeoutMs, created);
+        group = created;
+      }
+      this.open.set(timeoutMs, group);
+    }
+    if (group.first === undefined) group.first = entry;
+    else (group.more ??= []).push(entry);
+    group.live++;
+    return group;
+  }
+
+  /** Marks `entry` settled: its group's timer is cleared with the last entry of the group. */
+  release(entry: T): void {
+    entry.settled = true;
+    const group = entry.deadline as DeadlineGroup<T> | undefined;
+    if (group !== undefined && --group.live === 0 && this.kept.get(group.timeoutMs) !== group) this.clearGroup(group);
+  }
+
+  /** The tick is over: its requests join new groups. */
+  endTick(): void {
+    // Map#clear() allocates a new table even when empty.
+    if (this.open.size > 0) this.open.clear();
+  }
+
+  /** Clears every timer (the connection is over). */
+  clear(): void {
+    for (const group of this.kept.values()) this.clearGroup(group);
+    this.kept.clear();
+  }
+
+  private fire(group: DeadlineGroup<T>): void {
+    group.timer = undefined;
+    const { first, more } = group;
+    group.first = undefined;
+    group.more = undefined;
+    if (first !== undefined && !first.settled) this.onTimeout(first, group.timeoutMs);
+    if (more !== undefined) for (const entry of more) if (!entry.settled) this.onTimeout(entry, group.timeoutMs);
+  }
+
+  private clearGroup(group: DeadlineGroup<T>): void {
+    if (group.timer !== undefined) clearTimeout(group.timer);
+    group.timer = undefined;
+    group.first = undefined;
+    group.more = undefined;
+  }
+}

@@ -1,0 +1,83 @@
+// The options, events and diagnostics of one extension connection (ExtensionProcess).
+import type { ExtensionFrame } from '../protocol/frames.js';
+import type { Launch } from '../transport/create.js';
+
+export interface ProcessTimeouts {
+  /** Time allowed for the first frame (`hello`). @default 5000 */
+  hello?: number | undefined;
+  /** Grace after `shutdown` before SIGTERM. @default 2000 */
+  shutdown?: number | undefined;
+  /** Grace after SIGTERM before SIGKILL. @default 1000 */
+  kill?: number | undefined;
+  /**
+   * A write to stdin that makes no progress for this long means the extension is stuck: it is
+   * stopped (reason `stdin_blocked`, pending requests fail with WRITE_TIMEOUT). No deadline above
+   * 2^31-1 ms. @default 60000
+   */
+  stuck?: number | undefined;
+}
+
+export interface HostInfo {
+  hostVersion: string;
+  provider: string;
+  model: string;
+  cwd: string;
+}
+
+export interface ExtensionProcessOptions {
+  /** The manifest name; used for the log file and in every message. */
+  name: string;
+  /** The extension directory: the child's cwd, and extension_dir/data_dir in hello_ack. */
+  dir: string;
+  launch: Launch;
+  /** Directory of `ext-<name>.log`. */
+  logDir: string;
+  host: HostInfo;
+  timeouts?: ProcessTimeouts | undefined;
+  /** @default 4 MiB */
+  maxFrameBytes?: number | undefined;
+  /** Log rotation size (see ExtensionLog). @default 5 MiB */
+  logMaxBytes?: number | undefined;
+  /** Bound of the outbound buffer: over it, one-way frames are dropped. @default 8 MiB */
+  maxOutboundBytes?: number | undefined;
+  /** Prefix of correlation ids. @default the name */
+  idPrefix?: string | undefined;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why the connection ended. */
+  reason: 'exited' | 'stdout_closed' | 'frame_too_large' | 'stdin_blocked' | 'stopped';
+}
+
+export interface ProcessDiagnostic {
+  extension: string;
+  code:
+    | 'NOT_JSON'
+    | 'NOT_OBJECT'
+    | 'UNKNOWN_TYPE'
+    | 'INVALID_FRAME'
+    | 'UNKNOWN_ID'
+    | 'FRAME_TOO_LARGE'
+    | 'HELLO_NAME_MISMATCH'
+    | 'STDOUT_CLOSED'
+    | 'OUTBOUND_DROPPED'
+    | 'STDIN_STUCK';
+  message: string;
+  logPath: string;
+}
+
+export interface ProcessEvents {
+  /** Every frame after `hello` that is not a response to a request. */
+  frame: [frame: ExtensionFrame];
+  diagnostic: [diagnostic: ProcessDiagnostic];
+  /** Emitted once, when the connection is over (pending requests are settled before). */
+  exit: [info: ExitInfo];
+}
+
+export interface ProcessStats {
+  framesIn: number;
+  framesOut: number;
+  badLines: number;
+}

@@ -1,0 +1,188 @@
+// A transport over a pair of streams with a process behind them (ChildHandle): a child's pipes
+// (StdioTransport) or in-memory streams (MemoryTransport). Reads lines, writes chunks, and turns
+// the end of the streams and of the process into one `close`.
+import type { Writable } from 'node:stream';
+import { EventEmitter } from 'eventemitter3';
+import pTimeout from 'p-timeout';
+import { LineDecoder } from '../protocol/decoder.js';
+import type { ChildHandle } from './child.js';
+import { spawnProblem } from './child.js';
+import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
+
+/** How long exit and the end of stdout (or of stdin) may be apart and still count as one event. */
+export const STDOUT_EXIT_GRACE_MS = 50;
+
+export interface StreamTransportOptions {
+  /** Largest line in bytes; a longer one is a `frame_too_large` fault. */
+  maxFrameBytes: number;
+  /** Grace after the input ends (graceful close) before the peer is forced. @default 2000 */
+  shutdownMs?: number | undefined;
+  /** Grace after SIGTERM before SIGKILL. @default 1000 */
+  killMs?: number | undefined;
+  /** What was started, for a message when it is not found (`exec` of the manifest). */
+  describe: string;
+}
+
+const noop = (): void => undefined;
+
+export abstract class StreamTransport extends EventEmitter<TransportEvents> implements Transport {
+  protected child: ChildHandle | undefined;
+  private input: Writable | undefined;
+  /** Set at the process's exit; `close` follows once stdout is done. */
+  private exitStatus: TransportExit | undefined;
+  private ended = false;
+  private readonly closed: Promise<void>;
+  private resolveClosed!: () => void;
+
+  constructor(protected readonly options: StreamTransportOptions) {
+    super();
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** Starts the process (or connects the streams). */
+  protected abstract open(): Promise<ChildHandle>;
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get writable(): boolean {
+    const input = this.input;
+    return input !== undefined && !input.destroyed && !input.writableEnded;
+  }
+
+  get writing(): boolean {
+    return this.input !== undefined && this.input.writableLength > 0;
+  }
+
+  async start(receiver?: (line: string) => void): Promise<void> {
+    this.attach(await this.open(), receiver ?? ((line) => this.emit('line', line)));
+  }
+
+  private attach(child: ChildHandle, receiver: (line: string) => void): void {
+    this.child = child;
+    const { stdin, stdout } = child;
+    this.input = stdin;
+    const decoder = new LineDecoder(
+      receiver,
+      (bytes, limit) => this.emit('error', { kind: 'frame_too_large', bytes, limit }),
+      { maxFrameBytes: this.options.maxFrameBytes },
+    );
+    stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
+    stdout.once('end', () => {
+      decoder.end();
+      // stdout usually ends just before the exit event; only a process that stays alive has really closed it.
+      setTimeout(() => {
+        if (this.exitStatus === undefined && !this.ended) this.emit('error', { kind: 'output_closed' });
+      }, STDOUT_EXIT_GRACE_MS).unref();
+    });
+    stdout.on('error', noop);
+    stdin.on('error', noop);
+    stdin.on('drain', () => this.emit('drain'));
+    // Node closes stdin at the child's exit too; only a process that stays alive has really lost its input.
+    stdin.once('close', () => {
+      setTimeout(() => {
+        if (this.exitStatus === undefined && !this.ended) this.emit('error', { kind: 'input_closed' });
+      }, STDOUT_EXIT_GRACE_MS).unref();
+    });
+    child.onError((err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      const message = code === 'ENOENT' ? `executable not found on PATH: ${this.options.describe}` : spawnProblem(err);
+      this.emit('error', { kind: 'failed', message, cause: err });
+      this.finish({ code: null, signal: null });
+    });
+    child.onExit((code, signal) => this.onExit(code, signal));
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.ended) return;
+    const status: TransportExit = { code, signal };
+    this.exitStatus = status;
+    this.emit('exit', status);
+    // Frames written just before exit may still be in the pipe: close after stdout ends (or shortly after).
+    const stdout = this.child!.stdout;
+    if (stdout.readableEnded || stdout.destroyed) {
+      this.finish(status);
+      return;
+    }
+    const timer = setTimeout(() => {
+      stdout.destroy();
+      this.finish(status);
+    }, STDOUT_EXIT_GRACE_MS);
+    timer.unref();
+    stdout.once('close', () => {
+      clearTimeout(timer);
+      this.finish(status);
+    });
+  }
+
+  private finish(status: TransportExit): void {
+    if (this.ended) return;
+    this.ended = true;
+    // Grandchildren may outlive the leader: the group goes too.
+    this.child?.kill('SIGKILL');
+    this.resolveClosed();
+    this.emit('close', status);
+  }
+
+  send(line: string): boolean {
+    if (!this.writable) return false;
+    return this.input!.write(`${line}\n`);
+  }
+
+  write(chunk: string, done: () => void): void {
+    this.input!.write(chunk, done);
+  }
+
+  closeInput(): void {
+    this.input?.destroy();
+  }
+
+  async close(_reason?: string, options: TransportCloseOptions = {}): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    try {
+      if (!this.ended) {
+        // Before the goodbye: once the extension exits, descendants that left its group are untraceable.
+        child.findDescendants?.();
+        const { stdin } = child;
+        if (options.graceful === false) {
+          stdin.destroy();
+          await this.terminate();
+        } else {
+          // Behind a write in progress too: the stream buffers it until the pipe takes it.
+          const { last } = options;
+          if (last !== undefined && !stdin.destroyed && !stdin.writableEnded) stdin.write(last);
+          stdin.end();
+          if (!(await this.waitClosed(this.options.shutdownMs ?? 2000))) await this.terminate();
+        }
+      }
+      // Resolve only once the whole tree is gone (grandchildren are killed with the group after exit).
+      await child.treeGone?.(1000);
+    } catch (err) {
+      child.kill('SIGKILL');
+      throw err;
+    }
+  }
+
+  async terminate(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || this.ended) return;
+    child.kill('SIGTERM');
+    if (await this.waitClosed(this.options.killMs ?? 1000)) return;
+    child.kill('SIGKILL');
+    await this.waitClosed(5000);
+  }
+
+  private async waitClosed(ms: number): Promise<boolean> {
+    if (this.ended) return true;
+    try {
+      await pTimeout(this.closed, { milliseconds: ms });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,184 @@
+// The Connection alone, over a MemoryTransport, under fake timers: correlation, shared deadlines,
+// taking back unsent requests, settling everything at close, the outbound bound, the stuck watch.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
+import { call, connectionHarness, type Harness, outcome, settleIo } from './harness.js';
+
+let h: Harness | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(async () => {
+  const closed = h?.dispose();
+  await vi.runAllTimersAsync();
+  await closed;
+  h = undefined;
+  vi.useRealTimers();
+});
+
+describe('correlation', () => {
+  it('answers each request with the response carrying its id, in any order', async () => {
+    h = await connectionHarness();
+    const a = outcome(h.connection.request(call('a')));
+    const b = outcome(h.connection.request(call('b')));
+    await settleIo();
+    const [ra, rb] = h.ext.requests('tool_call');
+    expect([ra?.id, rb?.id]).toEqual(['mem:1', 'mem:2']);
+    h.answer(rb!, { type: 'tool_result', content: [{ type: 'text', text: 'B' }] });
+    h.answer(ra!, { type: 'tool_result', content: [{ type: 'text', text: 'A' }] });
+    expect([await a, await b]).toEqual(['ok A', 'ok B']);
+    expect(h.connection.has('mem:1')).toBe(false);
+  });
+
+  it('reports an answer for no request, and fails a request answered with the wrong type', async () => {
+    h = await connectionHarness();
+    const a = outcome(h.connection.request(call()));
+    await settleIo();
+    h.ext.send({ type: 'tool_result', id: 'mem:99', content: [] });
+    h.answer(h.ext.requests('tool_call')[0]!, { type: 'command_response', text: 'x' });
+    expect(await a).toBe(ErrorCode.BAD_RESPONSE);
+    expect(h.diagnostics).toEqual([{ code: 'UNKNOWN_ID', message: 'tool_result for unknown or already settled id "mem:99" dropped' }]);
+  });
+
+  it('maps outcomes through a ResponseMapper instead of rejecting', async () => {
+    h = await connectionHarness();
+    const mapper = { frame: () => 'answered', error: (e: ExtensionHostError) => `failed ${e.code}` };
+    const answered = h.connection.request(call(), undefined, mapper);
+    const timedOut = h.connection.request(call(), { timeoutMs: 100 }, mapper);
+    await settleIo();
+    h.answer(h.ext.requests('tool_call')[0]!);
+    await vi.advanceTimersByTimeAsync(100);
+    expect([await answered, await timedOut]).toEqual(['answered', 'failed TIMEOUT']);
+  });
+});
+
+describe('deadlines', () => {
+  it('requests of one tick with one timeout share a timer; the next tick reuses it', async () => {
+    h = await connectionHarness();
+    const before = vi.getTimerCount();
+    const first = [1, 2, 3].map(() => outcome(h!.connection.request(call(), { timeoutMs: 1000 })));
+    expect(vi.getTimerCount() - before).toBe(1);
+    await settleIo();
+    for (const request of h.ext.requests('tool_call')) h.answer(request);
+    expect(await Promise.all(first)).toEqual(['ok ok', 'ok ok', 'ok ok']);
+    // All settled: the kept timer is refreshed for the next tick's request, not created anew.
+    const next = outcome(h.connection.request(call(), { timeoutMs: 1000 }));
+    expect(vi.getTimerCount() - before).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    await settleIo();
+    let settled = false;
+    void next.then(() => (settled = true));
+    await settleIo();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await next).toBe(ErrorCode.TIMEOUT);
+  });
+
+  it('keeps each timeout when one tick mixes timeouts', async () => {
+    h = await connectionHarness();
+    const start = Date.now();
+    const at = (p: Promise<string>) => p.then((r) => `${r} at ${Date.now() - start}`);
+    const results = Promise.all([at(outcome(h.connection.request(call(), { timeoutMs: 300 }))), at(outcome(h.connection.request(call(), { timeoutMs: 100 })))]);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(await results).toEqual(['TIMEOUT at 300', 'TIMEOUT at 100']);
+  });
+
+  it('takes back a request none of which was written, so the extension never sees it', async () => {
+    h = await connectionHarness();
+    h.ext.holdWrites(); // the extension stops reading
+    const inProgress = outcome(h.connection.request(call('first', { blob: 'x'.repeat(100) }), { timeoutMs: 10_000 }));
+    await settleIo();
+    const queued = h.connection.request(call('queued'), { timeoutMs: 100 });
+    const failure = queued.catch((e: ExtensionHostError) => e);
+    await settleIo();
+    expect(h.stats.framesOut).toBe(2);
+    await vi.advanceTimersByTimeAsync(100);
+    const error = await failure;
+    expect(error).toMatchObject({ code: ErrorCode.TIMEOUT, extension: 'mem', logPath: '/logs/ext-mem.log' });
+    expect((error as Error).message).toMatch(/dropped unsent/);
+    expect(h.stats.framesOut).toBe(1);
+    expect(h.connection.queuedChars).toBe(0);
+    expect(h.ext.requests('tool_call').map((f) => f.name)).toEqual(['first']);
+    void inProgress;
+  });
+
+  it('a request under the write rule closes the input and ends the connection when it could not be written', async () => {
+    h = await connectionHarness();
+    h.ext.holdWrites();
+    void outcome(h.connection.request(call('first'), { timeoutMs: 10_000 }));
+    await settleIo();
+    const blocked = outcome(h.connection.request(call('hook'), { timeoutMs: 100, closeStdinOnWriteTimeout: true }));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await blocked).toBe(ErrorCode.WRITE_TIMEOUT);
+    expect(h.disconnects.map((d) => [d.error.code, d.reason])).toEqual([[ErrorCode.WRITE_TIMEOUT, 'stdin_blocked']]);
+    expect(h.transport.writable).toBe(false);
+  });
+});
+
+describe('close', () => {
+  it('settles every pending request with the error, and leaves no timer behind', async () => {
+    h = await connectionHarness({ stuckMs: 5000 });
+    const before = vi.getTimerCount();
+    h.ext.holdWrites();
+    const results = Promise.all([outcome(h.connection.request(call(), { timeoutMs: 1000 })), outcome(h.connection.request(call(), { timeoutMs: 2000 })), outcome(h.connection.request(call()))]);
+    await settleIo();
+    expect(vi.getTimerCount()).toBeGreaterThan(before);
+    h.connection.close(new ExtensionHostError(ErrorCode.PROCESS_EXITED, 'mem exited'));
+    expect(await results).toEqual([ErrorCode.PROCESS_EXITED, ErrorCode.PROCESS_EXITED, ErrorCode.PROCESS_EXITED]);
+    expect(vi.getTimerCount()).toBe(before);
+    expect(h.connection.queuedChars).toBe(0);
+  });
+});
+
+describe('the outbound bound', () => {
+  it('drops one-way frames over it (one diagnostic each), never requests, and takes any frame when nothing waits', async () => {
+    h = await connectionHarness({ maxOutboundBytes: 1000 });
+    h.ext.holdWrites();
+    const event = `${JSON.stringify({ type: 'event', event: 'x', payload: 'y'.repeat(200) })}\n`;
+    expect(h.connection.sendLine(`${JSON.stringify({ type: 'event', event: 'big', payload: 'z'.repeat(5000) })}\n`, 'event')).toBe(true); // written, in progress
+    await settleIo();
+    let sent = 0;
+    for (let i = 0; i < 100; i++) if (h.connection.sendLine(event, 'event')) sent++;
+    expect(sent).toBe(Math.floor(1000 / event.length));
+    expect(h.connection.queuedChars).toBeLessThanOrEqual(1000);
+    expect(h.diagnostics).toHaveLength(100 - sent);
+    expect(h.diagnostics[0]).toMatchObject({ code: 'OUTBOUND_DROPPED' });
+    // A request is never dropped by the bound: it waits (until its deadline).
+    const request = outcome(h.connection.request(call(), { timeoutMs: 100 }));
+    expect(h.connection.queuedChars).toBeGreaterThan(1000);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await request).toBe(ErrorCode.TIMEOUT);
+  });
+});
+
+describe('the stuck watch', () => {
+  it('ends the connection once a write makes no progress for stuckMs, not before', async () => {
+    h = await connectionHarness({ stuckMs: 1000 });
+    h.ext.holdWrites();
+    const pending = outcome(h.connection.request(call()));
+    await settleIo();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(h.disconnects).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(h.diagnostics.map((d) => d.code)).toEqual(['STDIN_STUCK']);
+    expect(h.disconnects.map((d) => [d.error.code, d.reason])).toEqual([[ErrorCode.WRITE_TIMEOUT, 'stdin_blocked']]);
+    expect(h.transport.writable).toBe(false);
+    // The owner settles what is pending when it ends the connection.
+    h.connection.rejectAll(h.disconnects[0]!.error);
+    expect(await pending).toBe(ErrorCode.WRITE_TIMEOUT);
+  });
+
+  it('an extension that reads, however slowly, is never stuck', async () => {
+    h = await connectionHarness({ stuckMs: 1000 });
+    for (let i = 0; i < 5; i++) {
+      h.connection.sendLine(`${JSON.stringify({ type: 'event', event: 'tick', payload: i })}\n`, 'event');
+      await settleIo();
+      await vi.advanceTimersByTimeAsync(900);
+    }
+    expect(h.diagnostics).toEqual([]);
+    expect(h.disconnects).toEqual([]);
+    expect(h.ext.received.filter((f) => f.event === 'tick')).toHaveLength(5);
+  });
+});
