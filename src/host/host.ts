@@ -13,8 +13,8 @@ import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
 import type { CommandResponseFrame, ExtensionFrame, PanelKeyName, ToolResultFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
-import { loadCodec } from '../protocol/load-codec.js';
-import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
+import { loadCodec } from '../protocol/decode-line.js';
+import { INTERCEPT_NAMES, NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import { VERSION } from '../version.js';
 import { toolCallProblem } from './call-args.js';
 import { policyFor, validateOptions } from './options.js';
@@ -65,7 +65,7 @@ const TYPE_EVENT = { type: 'event' } as const;
 const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
 const MAX_DIAGNOSTICS = 1000;
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
-const INTERCEPTABLE: ReadonlySet<string> = new Set(['tool_call', 'turn_start', 'assistant_message', 'before_agent_start']);
+const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
 
 type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 

@@ -1,14 +1,12 @@
 import { EventEmitter } from 'eventemitter3';
 import pTimeout from 'p-timeout';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import type { DecodedFrame } from '../protocol/codec.js';
+import { type CodecModule, type DecodedFrame, LineProblem, decodeLine, loadCodec } from '../protocol/decode-line.js';
 import { LineDecoder } from '../protocol/decoder.js';
 import { encodeFrame, encodeRequest } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
-import { hotFrame } from '../protocol/hot-frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
-import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { resolveExec } from '../protocol/exec-path.js';
 import { checkExecutable } from './exec.js';
@@ -463,18 +461,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private onLine(line: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      this.onDecoded(this.codec!.notJson(line, err));
-      return;
-    }
-    // Each line is parsed once, here: responses in their plain shape need no schema (hot-frames.ts).
-    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-    const hot = typeof type === 'string' ? hotFrame(value as Record<string, unknown>, type) : undefined;
-    if (hot !== undefined) this.onFrame(hot);
-    else this.onDecoded(this.codec!.decodeParsed(value, line));
+    const decoded = decodeLine(line, this.codec);
+    if (decoded instanceof LineProblem) this.onDecoded(decoded);
+    else this.onFrame(decoded);
   }
 
   private onDecoded(decoded: DecodedFrame): void {
