@@ -8,8 +8,7 @@ import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame,
 import { DEFAULT_MAX_FRAME_BYTES, MAX_TIMER_MS, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
-import { resolveExec } from '../protocol/exec-path.js';
-import { checkExecutable } from './exec.js';
+import { checkExecutable, resolveExec } from '../manifest/exec.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES, OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
