@@ -1,7 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import pTimeout from 'p-timeout';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { type CodecModule, type DecodedFrame, LineProblem, decodeLine, loadCodec } from '../protocol/decode-line.js';
+import { type CodecModule, type DecodedFrame, decodeLine, isLineProblem, loadCodec } from '../protocol/decode-line.js';
 import { LineDecoder } from '../protocol/decoder.js';
 import { encodeFrame, encodeRequest } from '../protocol/encode.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HelloFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
@@ -461,7 +461,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   private onLine(line: string): void {
     const decoded = decodeLine(line, this.codec);
-    if (decoded instanceof LineProblem) this.onDecoded(decoded);
+    if (isLineProblem(decoded)) this.onDecoded(decoded);
     else this.onFrame(decoded);
   }
 
