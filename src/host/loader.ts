@@ -3,7 +3,7 @@ import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
 import { memoryChild } from '../transport/memory.js';
 import { ExtensionProcess } from '../process/extension-process.js';
-import { loadCodec } from '../protocol/load-codec.js';
+import { loadCodec } from '../protocol/decode-line.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';

@@ -1,3 +1,4 @@
+import { INTERCEPT_NAMES } from '../protocol/names.js';
 import { listCommands } from './commands.js';
 import type { HostContext } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
@@ -6,7 +7,7 @@ import { takeOverCommand, takeOverTool } from './reconcile.js';
 import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars } from './registration-limits.js';
 import { toolsChangedSoon } from './tools.js';
 
-const INTERCEPTABLE: ReadonlySet<string> = new Set(['tool_call', 'turn_start', 'assistant_message', 'before_agent_start']);
+const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
 
 /**
  * Whether `ext` may register one more item of `chars` characters, having `count` of at most `limit`

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
-import type { NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 import type { RestartPolicy } from './restart-policy.js';
 
 export type { RestartPolicy } from './restart-policy.js';
@@ -277,7 +277,7 @@ export type CommandOutcome =
       name: string;
       args: string;
       extension: string;
-      action: 'prompt' | 'insert' | 'display' | 'open_panel' | 'noop';
+      action: CommandAction;
       /** prompt / insert / display text. */
       text: string | undefined;
       panel: PanelView | undefined;

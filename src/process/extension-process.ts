@@ -6,11 +6,9 @@ import { Connection } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
-import type { DecodedFrame } from '../protocol/codec.js';
+import { type CodecModule, type DecodedFrame, decodeLine, isLineProblem, loadCodec } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
-import { hotFrame } from '../protocol/hot-frames.js';
-import { type CodecModule, loadCodec } from '../protocol/load-codec.js';
 import { createTransport } from '../transport/create.js';
 import type { Transport, TransportExit, TransportFault } from '../transport/transport.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
@@ -169,18 +167,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private onLine(line: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      this.onDecoded(this.codec!.notJson(line, err));
-      return;
-    }
-    // Each line is parsed once, here: responses in their plain shape need no schema (hot-frames.ts).
-    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-    const hot = typeof type === 'string' ? hotFrame(value as Record<string, unknown>, type) : undefined;
-    if (hot !== undefined) this.onFrame(hot);
-    else this.onDecoded(this.codec!.decodeParsed(value, line));
+    const decoded = decodeLine(line, this.codec);
+    if (isLineProblem(decoded)) this.onDecoded(decoded);
+    else this.onFrame(decoded);
   }
 
   private onDecoded(decoded: DecodedFrame): void {

@@ -2,7 +2,7 @@ import { appendFile, mkdir, open, readFile, stat, truncate, writeFile, type File
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
-export { logPathFor, safeLogName } from './log-name.js';
+export { logPathFor, safeLogName } from '../manifest/log-path.js';
 
 /** Default cap of one log file: 5 MiB; at the cap the file is rotated once to `<file>.1`. */
 export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;

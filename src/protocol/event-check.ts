@@ -4,13 +4,11 @@
  * their fields with the right types (extra fields are sent along), other names pass as custom
  * events. No zod here: emit() must work, and stay cheap, without loading it.
  */
-import { EVENT_NAMES } from './names.js';
-
-const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
+import { type EventName, KNOWN_EVENTS } from './names.js';
 
 type Field = 'string' | 'number' | 'record';
 
-const FIELDS: Record<string, Record<string, Field>> = {
+const FIELDS: Record<EventName, Record<string, Field>> = {
   session_start: {},
   turn_start: { step: 'number' },
   turn_end: { stop: 'string' },
@@ -50,7 +48,7 @@ export function eventProblem(event: Record<string, unknown>): string | undefined
   const name = event.event;
   if (typeof name !== 'string') return `event must be a string naming the event, got ${shown(name)}`;
   if (!KNOWN_EVENTS.has(name)) return undefined;
-  const fields = FIELDS[name]!;
+  const fields = FIELDS[name as EventName];
   for (const field in fields) {
     const kind = fields[field]!;
     if (!fits(event[field], kind)) return `${name} needs ${field}: ${EXPECTED[kind]}, got ${shown(event[field])}`;

@@ -10,10 +10,20 @@
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
  */
 import { z } from 'zod';
-import { EVENT_NAMES, INTERCEPT_NAMES, PANEL_KEYS } from './names.js';
+import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS } from './names.js';
 
-// The name lists live in names.ts (no zod there: the main entry imports them).
-export { EVENT_NAMES, EXTENSION_FRAME_TYPES, INTERCEPT_NAMES, NOTIFY_LEVELS, PANEL_KEYS } from './names.js';
+// The name lists live in names.ts (no zod there: the main entry imports them); the frame unions
+// below list their members in the same order (test/protocol/names.test.ts, names.test-d.ts).
+export {
+  COMMAND_ACTIONS,
+  EVENT_NAMES,
+  EXTENSION_FRAME_TYPE_NAMES,
+  EXTENSION_FRAME_TYPES,
+  HOST_FRAME_TYPE_NAMES,
+  INTERCEPT_NAMES,
+  NOTIFY_LEVELS,
+  PANEL_KEYS,
+} from './names.js';
 export type { EventName, NotifyLevel } from './names.js';
 
 /** Optional field that also accepts `null` as "absent". */
@@ -125,7 +135,7 @@ export const EventInterceptResponseFrame = z.object({
 });
 export type EventInterceptResponseFrame = z.infer<typeof EventInterceptResponseFrame>;
 
-export const CommandAction = z.enum(['prompt', 'insert', 'display', 'open_panel', 'noop']);
+export const CommandAction = z.enum(COMMAND_ACTIONS);
 export type CommandAction = z.infer<typeof CommandAction>;
 
 /** Content of an extension-owned panel (`open_panel` in command_response). */
@@ -257,7 +267,6 @@ export const AssistantMessageEvent = z.object({
   event: z.literal('assistant_message'),
   text: z.string(),
 });
-const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
 /** Any other event name the embedding agent chooses to emit. */
 export const CustomEvent = z.looseObject({
   ...eventBase,

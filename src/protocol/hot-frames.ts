@@ -9,6 +9,7 @@
  * what the schema would build, without the copies.
  */
 import type { CommandResponseFrame, EventInterceptResponseFrame, ToolResultFrame } from './frames.js';
+import { KNOWN_ACTIONS } from './names.js';
 
 type Json = Record<string, unknown>;
 
@@ -84,8 +85,6 @@ function isInterceptResponse(frame: Json): boolean {
   return typeof frame.id === 'string';
 }
 
-const ACTIONS: ReadonlySet<unknown> = new Set(['prompt', 'insert', 'display', 'open_panel', 'noop']);
-
 function isPanelSpec(value: unknown): boolean {
   if (!isObject(value)) return false;
   for (const key in value) {
@@ -120,7 +119,7 @@ function isCommandResponse(frame: Json): boolean {
         if (typeof value !== 'string') return false;
         break;
       case 'action':
-        if (!ACTIONS.has(value)) return false;
+        if (!KNOWN_ACTIONS.has(value)) return false;
         break;
       case 'open_panel':
         if (!isPanelSpec(value)) return false;

@@ -1,5 +1,38 @@
-// The protocol's name lists. No zod here: the package's main entry imports them.
-import type { ExtensionFrameType } from './frames.js';
+// Every name list of the protocol, defined once. The zod schemas (frames.ts), the zod-free checks
+// (hot-frames.ts, event-check.ts), the host and the SDK derive theirs from these; names.test.ts and
+// names.test-d.ts hold the schemas to them. No imports and no zod here: the main entry imports them.
+
+/** The `type` of every frame an extension may send. */
+export const EXTENSION_FRAME_TYPE_NAMES = [
+  'hello',
+  'register_command',
+  'register_tool',
+  'ready',
+  'tool_result',
+  'subscribe',
+  'event_intercept_response',
+  'command_response',
+  'submit',
+  'panel_render',
+  'panel_close',
+  'notify',
+  'clear_notes',
+  'shutdown_ack',
+] as const;
+export type ExtensionFrameTypeName = (typeof EXTENSION_FRAME_TYPE_NAMES)[number];
+
+/** The `type` of every frame the host may send. */
+export const HOST_FRAME_TYPE_NAMES = [
+  'hello_ack',
+  'command_invoked',
+  'tool_call',
+  'event',
+  'event_intercept',
+  'panel_key',
+  'panel_close',
+  'shutdown',
+] as const;
+export type HostFrameTypeName = (typeof HOST_FRAME_TYPE_NAMES)[number];
 
 /** Lifecycle events an extension may observe. */
 export const EVENT_NAMES = [
@@ -14,6 +47,11 @@ export type EventName = (typeof EVENT_NAMES)[number];
 
 /** Events an extension may intercept. */
 export const INTERCEPT_NAMES = ['tool_call', 'turn_start', 'assistant_message', 'before_agent_start'] as const;
+export type InterceptEventName = (typeof INTERCEPT_NAMES)[number];
+
+/** `action` of a `command_response`. */
+export const COMMAND_ACTIONS = ['prompt', 'insert', 'display', 'open_panel', 'noop'] as const;
+export type CommandActionName = (typeof COMMAND_ACTIONS)[number];
 
 export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;
 export type NotifyLevel = (typeof NOTIFY_LEVELS)[number];
@@ -35,20 +73,7 @@ export const PANEL_KEYS = [
   'rune',
 ] as const;
 
-/** The `type` of every frame an extension may send. */
-export const EXTENSION_FRAME_TYPES: ReadonlySet<string> = new Set<ExtensionFrameType>([
-  'hello',
-  'register_command',
-  'register_tool',
-  'ready',
-  'tool_result',
-  'subscribe',
-  'event_intercept_response',
-  'command_response',
-  'submit',
-  'panel_render',
-  'panel_close',
-  'notify',
-  'clear_notes',
-  'shutdown_ack',
-]);
+// Membership sets of the lists that are looked up per frame.
+export const EXTENSION_FRAME_TYPES: ReadonlySet<string> = new Set(EXTENSION_FRAME_TYPE_NAMES);
+export const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
+export const KNOWN_ACTIONS: ReadonlySet<unknown> = new Set(COMMAND_ACTIONS);

@@ -1,6 +1,7 @@
-/** Parsing of host -> extension lines, the mirror of protocol/codec's decodeExtensionFrame. */
+/** Parsing of host -> extension lines, the mirror of protocol/decode-line's decodeLine. */
 import type { z } from 'zod';
-import { describeIssues, preview } from '../protocol/codec.js';
+import { describeIssues } from '../protocol/codec.js';
+import { preview } from '../protocol/decode-line.js';
 import {
   CommandInvokedFrame,
   EventFrame,
@@ -12,6 +13,7 @@ import {
   ShutdownFrame,
   ToolCallFrame,
 } from '../protocol/frames.js';
+import type { HostFrameTypeName } from '../protocol/names.js';
 
 const SCHEMAS = {
   hello_ack: HelloAckFrame,
@@ -22,14 +24,14 @@ const SCHEMAS = {
   panel_key: PanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
-} as const;
+} as const satisfies Record<HostFrameTypeName, z.ZodType>;
 
 type Schemas = typeof SCHEMAS;
 /** Any frame the host may send, as the SDK sees it. */
 export type IncomingFrame = { [K in keyof Schemas]: z.output<Schemas[K]> }[keyof Schemas];
 
 /** Request types: each must get exactly one answer, even when the frame is malformed. */
-export const REQUEST_TYPES = ['command_invoked', 'tool_call', 'event_intercept'] as const;
+export const REQUEST_TYPES = ['command_invoked', 'tool_call', 'event_intercept'] as const satisfies readonly HostFrameTypeName[];
 export type RequestType = (typeof REQUEST_TYPES)[number];
 
 export type DecodedHostFrame =

@@ -1,5 +1,6 @@
 /** What a command handler returns, and the helpers that build it. */
 import type { CommandResponseFrame, PanelRenderFrame } from '../protocol/frames.js';
+import { KNOWN_ACTIONS } from '../protocol/names.js';
 
 /** Options every command response accepts. */
 export interface ResponseOptions {
@@ -56,8 +57,6 @@ function withError<T extends CommandResponse>(response: T, options: ResponseOpti
   return options.error === undefined ? response : { ...response, error: options.error };
 }
 
-const ACTIONS: ReadonlySet<string> = new Set(['prompt', 'insert', 'display', 'open_panel', 'noop']);
-
 /**
  * The wire frame for a handler's return value. `undefined` means noop; anything that is not a
  * command response (JavaScript callers) becomes an error answer instead of a malformed frame.
@@ -65,7 +64,7 @@ const ACTIONS: ReadonlySet<string> = new Set(['prompt', 'insert', 'display', 'op
 export function commandResponseFrame(id: string, response: CommandResponse | undefined): CommandResponseFrame {
   if (response === undefined) return { type: 'command_response', id, action: 'noop' };
   const action = (response as { action?: unknown } | null)?.action;
-  if (typeof action !== 'string' || !ACTIONS.has(action)) {
+  if (typeof action !== 'string' || !KNOWN_ACTIONS.has(action)) {
     return {
       type: 'command_response',
       id,

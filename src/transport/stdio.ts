@@ -1,8 +1,7 @@
 // Today's extensions: a child process speaking NDJSON over its stdin/stdout, its stderr going
 // straight to the per-extension log, stopped as a whole process tree.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { resolveExec } from '../protocol/exec-path.js';
-import { checkExecutable } from '../process/exec.js';
+import { checkExecutable, resolveExec } from '../manifest/exec.js';
 import type { ExtensionLog } from '../process/log.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { StreamTransport, type StreamTransportOptions } from './streams.js';

@@ -1,8 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { nameProblem } from '../../manifest/index.js';
-import { logPathFor } from '../../process/log.js';
+import { defaultLogDir, logPathFor } from '../../manifest/log-path.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -29,7 +28,7 @@ export const logs: Command = {
     const problem = nameProblem(name);
     if (problem !== undefined) throw new CliError(CliErrorCode.USAGE, `${problem}; give the extension's manifest name`);
     const last = parseCount(ctx.values.lines);
-    const file = logPathFor(path.join(ctx.home, 'logs'), name);
+    const file = logPathFor(defaultLogDir(ctx.home), name);
     const follow = ctx.values.follow === true;
     const size = await stat(file).then(
       (s) => s.size,

@@ -2,6 +2,7 @@
 // host asks the agent to do is printed.
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
+import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import type { Screen } from './screen.js';
 
 const HELP_ROWS: readonly (readonly [string, string])[] = [
@@ -20,7 +21,8 @@ const HELP_ROWS: readonly (readonly [string, string])[] = [
 
 export const RUN_HELP = HELP_ROWS.map(([input, what]) => `${input.padEnd(30)} ${what}`).join('\n');
 
-const INTERCEPT_EVENTS = ['tool_call', 'turn_start', 'assistant_message'] as const;
+// before_agent_start has its own directive, :prompt.
+const INTERCEPT_EVENTS = INTERCEPT_NAMES.filter((event) => event !== 'before_agent_start');
 
 /** Handles input lines against a host and renders its callbacks on a Screen. */
 export class RunConsole {

@@ -1,7 +1,8 @@
-// One log file per manifest name: a name that is already file-name safe keeps `ext-<name>.log`
-// (existing logs stay where users look for them); any other name gets its safe form plus `~` and a
-// hash of the exact name. No safe name contains `~`, so the two kinds never meet, and two different
-// unsafe names (`a b`, `a?b`) only share a file if their hashes collide (40 bits).
+// One log file per manifest name; the host writes it, `zot-ext logs` reads it. A name that is
+// already file-name safe keeps `ext-<name>.log` (existing logs stay where users look for them); any
+// other name gets its safe form plus `~` and a hash of the exact name. No safe name contains `~`, so
+// the two kinds never meet, and two different unsafe names (`a b`, `a?b`) only share a file if their
+// hashes collide (40 bits).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 
@@ -14,6 +15,11 @@ export function safeLogName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, MAX_SAFE);
   const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 10);
   return `${cleaned}~${hash}`;
+}
+
+/** Where the host writes extension logs unless told otherwise (`logDir`): `<home>/logs`. */
+export function defaultLogDir(home: string): string {
+  return path.join(home, 'logs');
 }
 
 /** `<logDir>/ext-<name>.log`, unique per name and guaranteed to stay inside logDir. */

@@ -1,0 +1,35 @@
+// Name conflicts: the first extension of a name wins; later ones are listed as shadowed.
+import { DiagnosticCode, type DiscoveryDiagnostic } from './diagnostics.js';
+import type { DiscoveredExtension, DiscoveryResult } from './discovered.js';
+import type { Slot } from './slot.js';
+
+/** Orders slots into the result: dedup by name, first wins; the rest are listed as shadowed. */
+export function dedup(slots: readonly Slot[]): DiscoveryResult {
+  const extensions: DiscoveredExtension[] = [];
+  const diagnostics: DiscoveryDiagnostic[] = [];
+  const winners = new Map<string, DiscoveredExtension>();
+  for (const slot of slots) {
+    diagnostics.push(...slot.diagnostics);
+    if (slot.extension === undefined) continue;
+    const ext = slot.extension;
+    ext.order = extensions.length;
+    const winner = winners.get(ext.name);
+    if (winner === undefined) {
+      winners.set(ext.name, ext);
+    } else {
+      ext.shadowedBy = { name: winner.name, dir: winner.dir, source: winner.source };
+      const same = winner.source === ext.source;
+      diagnostics.push({
+        code: same ? DiagnosticCode.DUPLICATE_NAME : DiagnosticCode.SHADOWED,
+        severity: 'warning',
+        message: same
+          ? `two ${ext.source} extensions are named "${ext.name}": ${winner.dir} is loaded, ${ext.dir} is ignored; change "name" in one of their extension.json files`
+          : `${ext.source} extension "${ext.name}" in ${ext.dir} is shadowed by the ${winner.source} one in ${winner.dir} and will not be spawned; remove or rename one of them if that is not intended`,
+        path: ext.manifestPath,
+        extension: ext.name,
+      });
+    }
+    extensions.push(ext);
+  }
+  return { extensions, diagnostics };
+}

@@ -1,0 +1,110 @@
+/**
+ * The one decoder of extension -> host frames: `decodeLine()` takes one line (without its LF) and
+ * returns the frame, or a `LineProblem` saying why the line is not one. Every line goes through it
+ * once:
+ *
+ * 1. `JSON.parse` (a failure is `not_json`), an object check (`not_object`) and a known `type`
+ *    (`unknown_type`, from names.ts);
+ * 2. the fast path (hot-frames.ts): the responses to requests (`tool_result`,
+ *    `event_intercept_response`, `command_response`) in their plain valid shape are checked without
+ *    zod and returned as parsed, with no copy and no result wrapper;
+ * 3. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
+ *    definition of the wire types, which also word the `invalid` problems. hot-frames.test.ts and
+ *    decode-line.test.ts hold the fast path to exactly the schemas' output.
+ *
+ * The zod path is loaded on first use, by `loadCodec()`: importing zod costs ~50 ms and ~14 MB, which
+ * a program that only imports the package should not pay. The host loads it while it discovers and a
+ * process awaits it before its first line; the loaded module is passed to `decodeLine()` (until then
+ * a frame that needs it is an `invalid` problem, never a throw).
+ *
+ * The same split serves the host -> extension events: `emit()` checks them without zod in
+ * event-check.ts, again tested against the schema.
+ */
+import type { ExtensionFrame } from './frames.js';
+import { hotFrame } from './hot-frames.js';
+import { EXTENSION_FRAME_TYPES } from './names.js';
+
+export type FrameProblem =
+  | { kind: 'not_json'; message: string }
+  | { kind: 'not_object'; message: string }
+  | { kind: 'unknown_type'; message: string; type: string }
+  | { kind: 'invalid'; message: string; type: string; id?: string | undefined };
+
+export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; problem: FrameProblem };
+
+/**
+ * A line that is not a valid frame, shaped as the failed `DecodedFrame`. It has no `type`, which
+ * every frame has (a string): `isLineProblem()` tells the two apart by that one field, several
+ * times cheaper per frame than `instanceof` on the many shapes of parsed frames.
+ */
+export class LineProblem {
+  readonly type: undefined = undefined;
+  readonly ok = false as const;
+  constructor(readonly problem: FrameProblem) {}
+}
+
+/** What `decodeLine()` returns: the frame, or why the line is not one. */
+export type DecodedLine = ExtensionFrame | LineProblem;
+
+/** True when `decoded` is a problem, not a frame. */
+export function isLineProblem(decoded: DecodedLine): decoded is LineProblem {
+  return decoded.type === undefined;
+}
+
+/** The zod path, as `loadCodec()` resolves it (codec.ts). */
+export interface CodecModule {
+  /** The schema's verdict on a parsed object whose `type` is a known extension frame type. */
+  schemaFrame(value: Record<string, unknown>, type: string): DecodedLine;
+}
+
+let loading: Promise<CodecModule> | undefined;
+
+/** Loads the zod path (codec.ts, and with it zod) once; every call returns the same promise. */
+export function loadCodec(): Promise<CodecModule> {
+  return (loading ??= import('./codec.js'));
+}
+
+const PREVIEW = 120;
+
+/** A short, printable excerpt of a line for diagnostics. */
+export function preview(text: string): string {
+  const oneLine = text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
+  return JSON.stringify(oneLine);
+}
+
+/**
+ * One line from an extension as a frame, or a `LineProblem`. Never throws. `codec` is the loaded
+ * zod path (see above); `fastPath: false` sends every frame through it (for tests).
+ */
+export function decodeLine(line: string, codec: CodecModule | undefined, fastPath = true): DecodedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return new LineProblem({ kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` });
+  }
+  // The fast path first (an array has no string `type`; hotFrame() takes only its own three
+  // types): the other checks are needed on a miss only.
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (fastPath && typeof type === 'string') {
+    const hot = hotFrame(value as Record<string, unknown>, type);
+    if (hot !== undefined) return hot;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return new LineProblem({ kind: 'not_object', message: `not a JSON object: ${preview(line)}` });
+  }
+  if (typeof type !== 'string' || !EXTENSION_FRAME_TYPES.has(type)) {
+    const shown = typeof type === 'string' ? type : String(type);
+    return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` });
+  }
+  if (codec === undefined) {
+    const id = (value as { id?: unknown }).id;
+    return new LineProblem({ kind: 'invalid', type, message: `${type} frame not checked: the frame schemas are not loaded`, id: typeof id === 'string' ? id : undefined });
+  }
+  return codec.schemaFrame(value as Record<string, unknown>, type);
+}
+
+/** `decodeLine()`'s result as a `DecodedFrame` (a plain object either way). */
+export function toDecodedFrame(decoded: DecodedLine): DecodedFrame {
+  return isLineProblem(decoded) ? { ok: false, problem: decoded.problem } : { ok: true, frame: decoded };
+}
