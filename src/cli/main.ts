@@ -11,6 +11,7 @@ import { createContext, type Command } from './context.js';
 import { CliError, CliErrorCode, ExitCode } from './errors.js';
 import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
+import { terminalSafe as safe } from './terminal-safe.js';
 
 const COMMANDS: readonly Command[] = [list, doctor, install, remove, enable, disable, logs, run, create];
 
@@ -61,12 +62,12 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     return await command.run(createContext(full, values, args, signal));
   } catch (error) {
     if (error instanceof CliError) {
-      err.line(`zot-ext: ${err.style('red', 'error')}: ${error.message}`);
+      err.line(`zot-ext: ${err.style('red', 'error')}: ${safe(error.message)}`);
       if (debug && error.cause instanceof Error) err.line(error.cause.stack ?? String(error.cause));
       return error.exitCode;
     }
     const message = error instanceof Error ? error.message : String(error);
-    err.line(`zot-ext: ${err.style('red', 'error')}: ${message}${debug ? '' : ' (run with --debug for details)'}`);
+    err.line(`zot-ext: ${err.style('red', 'error')}: ${safe(message)}${debug ? '' : ' (run with --debug for details)'}`);
     if (debug && error instanceof Error) err.line(error.stack ?? '');
     return ExitCode.FAILED;
   }

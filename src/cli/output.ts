@@ -1,4 +1,5 @@
 import { stripVTControlCharacters, styleText } from 'node:util';
+import { terminalSafe, terminalSafeStyled } from './terminal-safe.js';
 
 /** The streams and environment the CLI works with (the process's own by default). */
 export interface CliIo {
@@ -30,8 +31,13 @@ export class Output {
     this.colour = colour;
   }
 
+  /**
+   * Writes one line. No control sequence gets through but colour and style (SGR), and those only
+   * with colour on: the last line of defence for strings an extension supplied (callers also pass
+   * those through terminalSafe, which drops SGR too).
+   */
   line(text = ''): void {
-    this.stream.write(`${text}\n`);
+    this.stream.write(`${this.colour ? terminalSafeStyled(text) : terminalSafe(text)}\n`);
   }
 
   style(format: Style, text: string): string {

@@ -16,6 +16,20 @@ const FORBIDDEN_CHARS = /[/\\<>:"|?*]/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
+// Characters that show nothing, or reorder what is shown: zero-width and other default-ignorable
+// code points, format characters (bidi overrides and isolates among them), line and paragraph
+// separators. A name holding one could pass for another.
+const INVISIBLE_CHARS = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
+
+/**
+ * The identity of a name for duplicates and conflicts: NFC-normalised and case-folded, so that
+ * `Guard`, `guard` and `gu\u0061\u0308rd`/`guärd` spellings that render alike are one extension.
+ * (Full Unicode case folding approximated by upper- then lower-casing: `ß` and `SS` fold alike.)
+ */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
 /**
  * Why `name` is not a safe extension name, or `undefined` when it is. The name becomes a file name
  * (`ext-<name>.log`) and a directory name for the CLI, so it must not be able to name another path.
@@ -26,6 +40,12 @@ export function nameProblem(name: string): string | undefined {
   if ([...name].length > MAX_NAME_LENGTH)
     return `name ${shown.slice(0, 40)}... is longer than ${MAX_NAME_LENGTH} characters`;
   if (CONTROL_CHARS.test(name)) return `name ${shown} contains a control character`;
+  const invisible = INVISIBLE_CHARS.exec(name);
+  if (invisible !== null) {
+    const code = `U+${invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const visible = shown.replace(new RegExp(INVISIBLE_CHARS.source, 'gu'), (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+    return `name ${visible} contains the invisible or reordering character ${code} (zero-width, bidi control or other format character)`;
+  }
   if (FORBIDDEN_CHARS.test(name))
     return `name ${shown} contains a path separator or one of < > : " | ? *`;
   if (name.includes('..')) return `name ${shown} contains ".."`;

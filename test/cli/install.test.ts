@@ -147,6 +147,25 @@ describe('install', { timeout: 30_000 }, () => {
     expect(readlinkSync(path.join(globalDir('weather'), 'absolute-inside'))).toBe('weather.py');
   });
 
+  it('drops symlinks of a git repository that leave the clone, and keeps those inside', async () => {
+    const secret = path.join(sandbox.dir, 'secret.txt');
+    writeFileSync(secret, 'secret');
+    const repo = gitRepo(fixture('extensions/hello-sh'));
+    symlinkSync(secret, path.join(repo, 'outer'));
+    symlinkSync('../../../../../../../../../../../../..' + secret, path.join(repo, 'relative-outer'));
+    symlinkSync('hello.sh', path.join(repo, 'inner'));
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'links'], { cwd: repo });
+    const r = await cli('install', pathToFileURL(repo).href);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: skipped outer: symlink to ${secret} leaves the extension directory (not followed)`);
+    expect(r.stderr).toContain('warning: skipped relative-outer: symlink to');
+    expect(existsSync(path.join(globalDir('hello-sh'), 'outer'))).toBe(false);
+    expect(existsSync(path.join(globalDir('hello-sh'), 'relative-outer'))).toBe(false);
+    expect(readlinkSync(path.join(globalDir('hello-sh'), 'inner'))).toBe('hello.sh');
+    expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
+  });
+
   it('reports a missing source and an unsupported URL', async () => {
     const missing = await cli('install', path.join(sandbox.dir, 'nope'));
     expect(missing.code).toBe(1);

@@ -5,6 +5,7 @@ import { discoveryFor, realRoots, type Command, type CommandContext } from '../c
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
 
@@ -80,33 +81,33 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   out.line();
   const byExtension = (name: string) => report.diagnostics.filter((d) => d.extension === name && !isDiscovery(d));
   for (const info of infos) {
-    const head = `${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})`;
+    const head = safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})`);
     if (info.state === 'ready') out.line(`${ok} ${head} ${readyText(info)}`);
     else {
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
-      out.line(`${bad} ${head} ${out.style('red', what)}: ${info.error?.message ?? info.state}`);
+      out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(info.error?.message ?? info.state)}`);
     }
     const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
     const tools = info.tools.map((t) => `${t.name}${t.deferred ? ' (deferred)' : ''}${t.active ? '' : ' (shadowed)'}`);
-    if (commands.length > 0) out.line(`    commands: ${commands.join(', ')}`);
-    if (tools.length > 0) out.line(`    tools: ${tools.join(', ')}`);
+    if (commands.length > 0) out.line(`    commands: ${safe(commands.join(', '))}`);
+    if (tools.length > 0) out.line(`    tools: ${safe(tools.join(', '))}`);
     const subs = info.subscriptions;
-    if (subs.events.length > 0) out.line(`    events: ${subs.events.join(', ')}`);
+    if (subs.events.length > 0) out.line(`    events: ${safe(subs.events.join(', '))}`);
     if (subs.intercept.length > 0) out.line(`    intercepts: ${subs.intercept.join(', ')}`);
-    for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${d.message}`);
-    out.line(`    log: ${info.logPath}`);
+    for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${safe(d.message)}`);
+    out.line(`    log: ${safe(info.logPath)}`);
   }
   for (const s of report.skipped) {
     const why = s.reason === 'shadowed' ? shadowText(report, s.name, s.dir) : s.reason === 'disabled' ? 'disabled' : `not started (${s.reason} only)`;
-    out.line(`${skip} ${s.name} ${out.style('gray', why)}: ${s.dir}`);
+    out.line(`${skip} ${safe(s.name)} ${out.style('gray', safe(why))}: ${safe(s.dir)}`);
   }
-  for (const b of invalid) out.line(`${bad} ${b.name} (${b.scope}) ${out.style('red', 'invalid')}: ${b.diagnostic.message}`);
+  for (const b of invalid) out.line(`${bad} ${safe(b.name)} (${b.scope}) ${out.style('red', 'invalid')}: ${safe(b.diagnostic.message)}`);
 
   const shown = new Set<Diagnostic>(invalid.map((b) => b.diagnostic));
   const others = report.diagnostics.filter((d) => !shown.has(d) && (isDiscovery(d) ? d.code !== 'SHADOWED' && d.code !== 'DUPLICATE_NAME' : !infos.some((i) => i.name === d.extension)));
   if (others.length > 0) {
     out.line();
-    for (const d of others) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${d.message}`);
+    for (const d of others) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${safe(d.message)}`);
   }
 
   const count = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);

@@ -1,4 +1,5 @@
 import { chmod, lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ManifestDiscovery } from '../../manifest/index.js';
 import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
@@ -14,7 +15,8 @@ export const install: Command = {
   description: [
     'A directory is copied recursively (symlinks that point outside it are skipped, never followed).',
     'A git URL (https://, ssh://, git://, file://, user@host:path, or a local bare repository) is',
-    'cloned with `git clone --depth 1`. The result must contain a valid extension.json, else',
+    'cloned with `git clone --depth 1` and copied like a directory (symlinks that leave the clone are',
+    'skipped). The result must contain a valid extension.json, else',
     'nothing is installed. The target is <home>/extensions/<manifest name>/ (with --project:',
     '<cwd>/.zot/extensions/<manifest name>/). An existing extension of that name is only replaced',
     'with --force.',
@@ -39,11 +41,9 @@ export const install: Command = {
     // A dot-directory: discovery ignores it while the install is in progress.
     const staging = await mkdtemp(path.join(realRoot, '.install-'));
     try {
-      if (source.kind === 'git') {
-        await gitClone(source.url, staging, { env: ctx.io.env, signal: ctx.signal });
-        await chmod(staging, 0o755); // mkdtemp made it private
-      }
-      else await copyTree(source.path, staging, (m) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`));
+      const warn = (m: string) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`);
+      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn);
+      else await copyTree(source.path, staging, warn);
       const installed = await validate(ctx, staging, given);
       const target = path.join(realRoot, installed.name);
       await replaceExisting(ctx, scope, installed.name, target, staging);
@@ -56,6 +56,22 @@ export const install: Command = {
     }
   },
 };
+
+/**
+ * Clones outside the extensions directory, then copies the tree like a local install: symlinks that
+ * leave it are dropped (a repository may carry a link to ~/.ssh); `.git` is kept.
+ */
+async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void): Promise<void> {
+  const clone = await mkdtemp(path.join(os.tmpdir(), 'zot-ext-clone-'));
+  try {
+    const tree = path.join(clone, 'tree');
+    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal });
+    await copyTree(tree, staging, warn);
+    await chmod(staging, 0o755); // mkdtemp made it private
+  } finally {
+    await rm(clone, { recursive: true, force: true });
+  }
+}
 
 /** The staged manifest's name and version, or INVALID (the caller removes the staging directory). */
 async function validate(ctx: CommandContext, staging: string, given: string): Promise<{ name: string; version: string | undefined; warnings: string[] }> {

@@ -1,6 +1,7 @@
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, expectArgs, realRoots, type Command, type Scope } from '../context.js';
 import { invalidExtensions } from '../invalid.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 
 /** One row of `zot-ext list` (also the `--json` shape). */
 export interface ListRow {
@@ -62,17 +63,17 @@ export const list: Command = {
     out.table([
       ['NAME', 'VERSION', 'SCOPE', 'STATE', 'DESCRIPTION', 'PATH'].map((h) => out.style('bold', h)),
       ...rows.map((r) => [
-        r.name,
-        r.version ?? '-',
+        safe(r.name),
+        safe(r.version ?? '-'),
         r.scope,
         out.style(stateStyle[r.state], r.state),
-        r.state === 'invalid' ? '-' : oneLine(r.description ?? '-'),
-        r.path,
+        r.state === 'invalid' ? '-' : safe(oneLine(r.description ?? '-')),
+        safe(r.path),
       ]),
     ]);
     const notes: DiscoveryDiagnostic[] = [...invalid, ...warnings];
     if (notes.length > 0) out.line();
-    for (const d of notes) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${d.message}`);
+    for (const d of notes) out.line(`${out.style(d.severity === 'error' ? 'red' : 'yellow', d.severity)}: ${safe(d.message)}`);
     return 0;
   },
 };

@@ -1,9 +1,11 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { nameProblem } from '../../manifest/index.js';
 import { defaultLogDir, logPathFor } from '../../manifest/log-path.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 const POLL_MS = 250;
 const CHUNK = 64 * 1024;
@@ -89,18 +91,26 @@ async function startOfLastLines(file: string, size: number, count: number): Prom
   }
 }
 
-/** Writes the file from `offset` to its current end; returns the new offset. */
+/**
+ * Writes the file from `offset` to its current end; returns the new offset. The log holds the
+ * extension's stderr: terminal control sequences are dropped (newline and tab stay).
+ */
 async function copyRange(file: string, offset: number, ctx: CommandContext): Promise<number> {
   const handle = await open(file, 'r');
+  const utf8 = new StringDecoder('utf8');
+  const write = async (text: string) => {
+    if (text !== '' && !ctx.io.stdout.write(terminalSafe(text))) await new Promise((resolve) => ctx.io.stdout.once('drain', resolve));
+  };
   try {
     const buf = Buffer.alloc(CHUNK);
     for (;;) {
       const { bytesRead } = await handle.read(buf, 0, CHUNK, offset);
-      if (bytesRead === 0) return offset;
-      offset += bytesRead;
-      if (!ctx.io.stdout.write(Buffer.from(buf.subarray(0, bytesRead)))) {
-        await new Promise((resolve) => ctx.io.stdout.once('drain', resolve));
+      if (bytesRead === 0) {
+        await write(utf8.end());
+        return offset;
       }
+      offset += bytesRead;
+      await write(utf8.write(buf.subarray(0, bytesRead)));
     }
   } finally {
     await handle.close();

@@ -8,6 +8,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
 import { Screen } from '../run/screen.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 
 const ESCAPE_MS = 50;
 
@@ -71,12 +72,12 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       ...(events.length > 0 ? [`events: ${events.join(', ')}`] : []),
       ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
     ];
-    err.line(`${err.style('green', 'loaded')} ${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`);
+    err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
   }
-  for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${f.name}: ${f.error.message}`);
+  for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
   // Error diagnostics are extensions that never got to start (a missing path, a broken manifest).
   const errors = report.diagnostics.filter((d) => d.severity === 'error');
-  for (const d of errors) err.line(`${err.style('red', 'error')}: ${d.message}`);
+  for (const d of errors) err.line(`${err.style('red', 'error')}: ${safe(d.message)}`);
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
   return report.failed.length > 0 || errors.length > 0;
 }

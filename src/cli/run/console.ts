@@ -3,6 +3,7 @@
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import type { Screen } from './screen.js';
 
 const HELP_ROWS: readonly (readonly [string, string])[] = [
@@ -77,12 +78,13 @@ export class RunConsole {
   }
 
   readonly callbacks: HostCallbacks = {
-    prompt: (a) => this.screen.print(`[${a.extension}] prompt: ${a.text}`),
-    insert: (a) => this.screen.print(`[${a.extension}] insert: ${a.text}`),
-    display: (a) => this.screen.print(`[${a.extension}] display: ${a.text}`),
-    submit: (a) => this.screen.print(`[${a.extension}] submit: ${a.text}`),
-    notify: (n) => this.screen.print(`[${n.extension}] ${this.level(n.level)}: ${n.message}`),
-    clearNotes: (o) => this.screen.print(`[${o.extension}] notes cleared`),
+    // Every string from an extension goes through safe(): no escape sequence reaches the terminal.
+    prompt: (a) => this.screen.print(`[${safe(a.extension)}] prompt: ${safe(a.text)}`),
+    insert: (a) => this.screen.print(`[${safe(a.extension)}] insert: ${safe(a.text)}`),
+    display: (a) => this.screen.print(`[${safe(a.extension)}] display: ${safe(a.text)}`),
+    submit: (a) => this.screen.print(`[${safe(a.extension)}] submit: ${safe(a.text)}`),
+    notify: (n) => this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${safe(n.message)}`),
+    clearNotes: (o) => this.screen.print(`[${safe(o.extension)}] notes cleared`),
     openPanel: (p) => {
       const i = this.panels.findIndex((x) => x.panelId === p.panelId);
       if (i !== -1) this.panels.splice(i, 1);
@@ -107,18 +109,18 @@ export class RunConsole {
 
   private warning(w: HostWarning): void {
     if (w.error !== undefined) this.reported.add(w.error);
-    this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${w.message}`);
+    this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${safe(w.message)}`);
   }
 
   private fail(message: string): void {
     this.failures++;
-    this.screen.error(`${this.screen.err.style('red', 'error')}: ${message}`);
+    this.screen.error(`${this.screen.err.style('red', 'error')}: ${safe(message)}`);
   }
 
   private panelClosed(panelId: string, extension: string, how: string): void {
     const i = this.panels.findIndex((x) => x.panelId === panelId);
     if (i !== -1) this.panels.splice(i, 1);
-    this.screen.print(`[${extension}] panel ${panelId} closed (${how})`);
+    this.screen.print(`[${safe(extension)}] panel ${safe(panelId)} closed (${how})`);
     this.panelChanged(panelId);
     this.onFocusChange?.();
   }
@@ -194,14 +196,14 @@ export class RunConsole {
     const outcome = await host.runCommand(line, this.callOptions());
     if (!outcome.handled) {
       const names = host.commands().map((c) => `/${c.name}`);
-      return this.fail(`unknown command /${outcome.name}; ${names.length > 0 ? `registered: ${names.join(', ')}` : 'no extension registered a command'}`);
+      return this.fail(`unknown command /${safe(outcome.name)}; ${names.length > 0 ? `registered: ${names.join(', ')}` : 'no extension registered a command'}`);
     }
     if (outcome.failure !== undefined) {
       if (!this.reported.has(outcome.failure)) this.fail(`/${outcome.name}: ${outcome.failure.message}`);
       else this.failures++;
       return;
     }
-    if (outcome.action === 'noop') this.screen.print(`[${outcome.extension}] noop`);
+    if (outcome.action === 'noop') this.screen.print(`[${safe(outcome.extension ?? '')}] noop`);
   }
 
   private async tool(host: ExtensionHost, rest: string): Promise<void> {
@@ -219,11 +221,11 @@ export class RunConsole {
   }
 
   private printResult(name: string, result: ToolResult): void {
-    const label = result.isError ? this.screen.out.style('red', `${name} error`) : name;
+    const label = result.isError ? this.screen.out.style('red', `${safe(name)} error`) : safe(name);
     const blocks = result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}, ${Buffer.from(b.data, 'base64').length} bytes]`));
     const body = blocks.length === 0 ? '(no content)' : blocks.join('\n');
-    this.screen.print(`[${result.extension}] ${label}: ${body}`);
-    if (result.activatedTools.length > 0) this.screen.print(`[${result.extension}] activated tools: ${result.activatedTools.join(', ')}`);
+    this.screen.print(`[${safe(result.extension ?? '')}] ${label}: ${safe(body)}`);
+    if (result.activatedTools.length > 0) this.screen.print(`[${safe(result.extension ?? '')}] activated tools: ${safe(result.activatedTools.join(', '))}`);
   }
 
   private async directive(host: ExtensionHost, rest: string): Promise<void> {
@@ -240,11 +242,11 @@ export class RunConsole {
         return;
       case 'commands': {
         const list = host.commands();
-        return this.screen.print(list.length === 0 ? '(no commands)' : list.map((c) => `/${c.name}  [${c.extension}] ${c.description}`).join('\n'));
+        return this.screen.print(list.length === 0 ? '(no commands)' : list.map((c) => safe(`/${c.name}  [${c.extension}] ${c.description}`)).join('\n'));
       }
       case 'tools': {
         const list = host.tools();
-        return this.screen.print(list.length === 0 ? '(no active tools)' : list.map((t) => `${t.name}  [${t.extension}] ${t.description}`).join('\n'));
+        return this.screen.print(list.length === 0 ? '(no active tools)' : list.map((t) => safe(`${t.name}  [${t.extension}] ${t.description}`)).join('\n'));
       }
       case 'event': {
         const { head: name, tail: json } = splitWord(tail);
@@ -262,7 +264,7 @@ export class RunConsole {
         const before = tail;
         const result = await host.prepareSystemPrompt({ systemPrompt: before, signal: this.running?.signal });
         const changed = result.systemPrompt === before ? ' (unchanged)' : '';
-        return this.screen.print(`system prompt${changed}:\n${result.systemPrompt}`);
+        return this.screen.print(`system prompt${changed}:\n${safe(result.systemPrompt)}`);
       }
       case 'key': {
         const { head: key, tail: text } = splitWord(tail);
@@ -283,9 +285,9 @@ export class RunConsole {
     }
     const input = parseObject(tail, `:intercept ${event}`);
     const trace = (steps: { interceptor: string; decision: string; failure?: string | undefined }[]) =>
-      steps.length === 0 ? ' (no interceptors)' : ` (${steps.map((s) => `${s.interceptor}: ${s.failure ?? s.decision}`).join(', ')})`;
+      steps.length === 0 ? ' (no interceptors)' : ` (${safe(steps.map((s) => `${s.interceptor}: ${s.failure ?? s.decision}`).join(', '))})`;
     const blocked = (by: string | undefined, reason: string | undefined) =>
-      this.screen.print(`${this.screen.out.style('red', 'blocked')}${by === undefined ? '' : ` by ${by}`}: ${reason ?? ''}`);
+      this.screen.print(`${this.screen.out.style('red', 'blocked')}${by === undefined ? '' : ` by ${safe(by)}`}: ${safe(reason ?? '')}`);
     if (event === 'tool_call') {
       const toolName = input.tool_name ?? input.toolName;
       if (typeof toolName !== 'string') return this.fail(':intercept tool_call needs "tool_name" (and "tool_args")');
@@ -294,7 +296,7 @@ export class RunConsole {
       const toolId = typeof (input.tool_id ?? input.toolId) === 'string' ? String(input.tool_id ?? input.toolId) : 'cli-1';
       const d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> }, { signal: this.running?.signal });
       if (d.block) return blocked(d.blockedBy, d.reason);
-      return this.screen.print(d.modified ? `allowed, args rewritten: ${JSON.stringify(d.args)}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
+      return this.screen.print(d.modified ? `allowed, args rewritten: ${safe(JSON.stringify(d.args))}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
     }
     if (event === 'turn_start') {
       const step = input.step ?? 1;
@@ -306,7 +308,7 @@ export class RunConsole {
     if (typeof text !== 'string') return this.fail(':intercept assistant_message needs "text"');
     const d = await host.intercepts.assistantMessage({ text }, { signal: this.running?.signal });
     if (d.block) return blocked(d.blockedBy, d.reason);
-    return this.screen.print(d.modified ? `allowed, text replaced: ${d.text}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
+    return this.screen.print(d.modified ? `allowed, text replaced: ${safe(d.text)}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
   }
 }
 

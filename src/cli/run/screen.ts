@@ -1,12 +1,15 @@
 import { clearScreenDown, moveCursor } from 'node:readline';
 import type { PanelView } from '../../host/types.js';
 import type { Output } from '../output.js';
+import { terminalSafe, terminalSafeStyled } from '../terminal-safe.js';
 
 /** Box lines of a panel: title bar, the lines, footer. */
 export function panelLines(panel: PanelView, out: Output): string[] {
-  const lines = [`┌─ ${out.style('bold', panel.title ?? panel.panelId)} ${out.style('gray', `[${panel.extension}] ${panel.panelId}`)}`];
-  for (const line of panel.lines) lines.push(`│ ${line}`);
-  lines.push(panel.footer === undefined ? '└─' : `└─ ${out.style('gray', panel.footer)}`);
+  // The panel's lines keep their own colours (SGR) when the output has colour; nothing else does.
+  const safeLine = out.colour ? terminalSafeStyled : terminalSafe;
+  const lines = [`┌─ ${out.style('bold', terminalSafe(panel.title ?? panel.panelId))} ${out.style('gray', terminalSafe(`[${panel.extension}] ${panel.panelId}`))}`];
+  for (const line of panel.lines) lines.push(`│ ${safeLine(line).replaceAll('\n', ' ')}`);
+  lines.push(panel.footer === undefined ? '└─' : `└─ ${out.style('gray', terminalSafe(panel.footer))}`);
   return lines;
 }
 
