@@ -1,6 +1,7 @@
 import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
+import { nameKey } from '../manifest/limits.js';
 import { memoryChild } from '../transport/memory.js';
 import { ExtensionProcess } from '../process/extension-process.js';
 import { loadCodec } from '../protocol/decode-line.js';
@@ -49,7 +50,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     if (ext.shadowedBy !== undefined) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
-    else if (toStart.some((s) => s.name === ext.name)) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
+    else if (toStart.some((s) => nameKey(s.name) === nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [] });
   }
   ctx.adapterList = undefined;

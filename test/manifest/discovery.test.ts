@@ -372,6 +372,25 @@ describe('dedup and shadowing', () => {
     expect(result.diagnostics[0]?.message).toContain('change "name"');
   });
 
+  it('names that differ only by case or Unicode normalisation are one extension', async () => {
+    const { result } = await world({
+      ...under(P('upper'), processExt('Guard')),
+      ...under(G('lower'), processExt('guard')),
+      ...under(G('nfd'), processExt('ca\u0066e\u0301')),
+      ...under(P('nfc'), processExt('CAF\u00c9')),
+    });
+    expect(result.extensions.filter(isSpawnable).map((e) => e.name).sort()).toEqual(['CAF\u00c9', 'Guard']);
+    const messages = result.diagnostics.map((d) => d.message).join('\n');
+    expect(messages).toContain('"guard" and "Guard" differ only by case or Unicode normalisation');
+    expect(result.diagnostics.map((d) => d.code)).toEqual([DiagnosticCode.SHADOWED, DiagnosticCode.SHADOWED]);
+  });
+
+  it('rejects names with invisible or bidi characters', async () => {
+    const { result } = await world({ ...under(G('zw'), processExt('gu\u200bard')), ...under(G('rtl'), processExt('\u202edraug')) });
+    expect(result.extensions).toEqual([]);
+    expect(result.diagnostics.map((d) => d.message).join('\n')).toMatch(/U\+200B[\s\S]*U\+202E|U\+202E[\s\S]*U\+200B/);
+  });
+
   it('a disabled extension still shadows a later one of the same name', async () => {
     const { result } = await world({
       ...under(P('x'), processExt('x', { enabled: false })),
