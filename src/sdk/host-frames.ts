@@ -1,5 +1,5 @@
 /** Parsing of host -> extension lines, the mirror of protocol/codec's decodeExtensionFrame. */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { describeIssues, preview } from '../protocol/codec.js';
 import {
   CommandInvokedFrame,
@@ -12,6 +12,10 @@ import {
   ShutdownFrame,
   ToolCallFrame,
 } from '../protocol/frames.js';
+import type { HostInfo } from './types.js';
+
+/** `cancel` (capability "cancel"): the host gave up on request `id`. */
+const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
 const SCHEMAS = {
   hello_ack: HelloAckFrame,
@@ -22,6 +26,7 @@ const SCHEMAS = {
   panel_key: PanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
+  cancel: CancelFrame,
 } as const;
 
 type Schemas = typeof SCHEMAS;
@@ -62,4 +67,18 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
   const message = `invalid ${type} frame (${describeIssues(parsed.error)})`;
   if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id } };
   return { ok: false, message };
+}
+
+/** The handler-facing view of `hello_ack`; `raw` is the whole frame. */
+export function toHostInfo(frame: z.output<typeof HelloAckFrame>, raw: JsonObject): HostInfo {
+  return {
+    protocolVersion: frame.protocol_version,
+    zotVersion: frame.zot_version,
+    provider: frame.provider,
+    model: frame.model,
+    cwd: frame.cwd,
+    extensionDir: frame.extension_dir,
+    dataDir: frame.data_dir,
+    raw,
+  };
 }
