@@ -53,6 +53,7 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 export class ProtocolShim {
   private negotiated: ReadonlySet<string> = new Set();
   private declared: readonly string[] = [];
+  private sawHello = false;
   /** By tag key; only calls in flight (each leaves on its answer or when its call settled). */
   private readonly byKey = new Map<string, Pending>();
   private readonly byId = new Map<string, Pending>();
@@ -139,7 +140,9 @@ export class ProtocolShim {
 
   /** The line for the host, or undefined when the shim took it. */
   private fromExtension(line: string): string | undefined {
-    if (this.declared.length === 0 && line.includes('"hello"')) {
+    if (!this.sawHello) {
+      // The extension's first line is its hello.
+      this.sawHello = true;
       const caps = parse(line)?.capabilities;
       if (Array.isArray(caps)) this.declared = caps.filter((c): c is string => typeof c === 'string');
       return line;
