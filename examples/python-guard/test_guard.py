@@ -42,5 +42,5 @@ class GuardTest(unittest.TestCase):
         self.assertEqual(h.command("/guard nonsense"), {"action": "noop", "error": "usage: /guard [reset]"})
 
     def test_announces_itself_as_an_interceptor(self):
-        self.assertEqual(self.host.hello, {"type": "hello", "name": NAME, "version": "1.0.0", "capabilities": ["commands", "intercept"]})
+        self.assertEqual(self.host.hello, {"type": "hello", "name": NAME, "version": "1.0.0", "capabilities": ["commands", "intercept", "cancel", "progress", "trace"]})
         self.assertIn({"type": "subscribe", "events": [], "intercept": ["tool_call"]}, self.host.registrations)

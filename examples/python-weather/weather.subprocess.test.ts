@@ -14,7 +14,7 @@ describe('python-weather as a real subprocess', () => {
 
   it('answers its command, activates its deferred tool, guards bash', { timeout: 10_000 }, async () => {
     const info = t.host.extensions()[0]!;
-    expect(info).toMatchObject({ name: 'python-weather', state: 'ready', readyVia: 'ready', capabilities: ['commands', 'tools', 'intercept'] });
+    expect(info).toMatchObject({ name: 'python-weather', state: 'ready', readyVia: 'ready', capabilities: ['commands', 'tools', 'intercept', 'cancel', 'progress', 'trace'] });
     expect(await t.command('/weather Oslo')).toMatchObject({ action: 'prompt', text: "Show today's weather for Oslo in one line." });
     expect(t.host.tools().map((tool) => tool.name)).toEqual(['enable_forecast']);
     expect(await t.callTool('enable_forecast')).toMatchObject({ activatedTools: ['forecast'] });

@@ -81,7 +81,7 @@ class HandshakeTest(unittest.TestCase):
         ext.on_panel_close("p")(lambda panel: None)
         with TestHost(ext, cwd="/work", provider="anthropic", model="opus", zot_version="9.9", extension_dir="/ext", data_dir="/data") as h:
             self.assertEqual(seen, [("hello", "/work", "anthropic", "opus", "9.9", "/ext", "/data", 1), "async hello"])
-            self.assertEqual(h.frames[0], {"type": "hello", "name": "order", "version": "2.0.0", "capabilities": ["commands", "tools", "events", "intercept", "panels"]})
+            self.assertEqual(h.frames[0], {"type": "hello", "name": "order", "version": "2.0.0", "capabilities": ["commands", "tools", "events", "intercept", "panels", "cancel", "progress", "trace"]})
             self.assertEqual(types(h.frames), ["hello", "register_command", "register_command", "register_tool", "subscribe", "ready"])
             self.assertEqual(h.frames[1], {"type": "register_command", "name": "c", "description": "a command"})
             self.assertEqual(h.frames[3], {"type": "register_tool", "name": "t", "description": "a tool", "schema": {"type": "object", "properties": {}}, "deferred": True})
@@ -93,7 +93,7 @@ class HandshakeTest(unittest.TestCase):
     def test_explicit_capabilities_no_version_no_subscribe(self):
         ext = Extension("bare", capabilities=["commands", "custom"])
         with TestHost(ext) as h:
-            self.assertEqual(h.frames, [{"type": "hello", "name": "bare", "capabilities": ["commands", "custom"]}, {"type": "ready"}])
+            self.assertEqual(h.frames, [{"type": "hello", "name": "bare", "capabilities": ["commands", "custom", "cancel", "progress", "trace"]}, {"type": "ready"}])
 
     def test_a_raising_on_hello_is_logged_and_the_run_goes_on(self):
         ext = Extension("x")

@@ -64,7 +64,7 @@ class RunTest(unittest.TestCase):
     def start(self):
         child = Child()
         self.addCleanup(lambda: child.proc.poll() is None and (child.proc.kill() or child.proc.wait()))
-        self.assertEqual(child.frame("hello"), {"type": "hello", "name": "stdio", "version": "1.0.0", "capabilities": ["commands"]})
+        self.assertEqual(child.frame("hello"), {"type": "hello", "name": "stdio", "version": "1.0.0", "capabilities": ["commands", "cancel", "progress", "trace"]})
         child.send(ACK)
         child.frame("ready")
         return child

@@ -1,8 +1,10 @@
-"""What every handler can use besides its return value: notes, submit, panels."""
+"""What every handler can use besides its return value: notes, submit, panels, progress, cancel."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
+from ._requests import Pending, progress_frame
 from ._values import HostInfo, _panel_content
 from ._wire import NOTIFY_LEVELS
 
@@ -46,14 +48,47 @@ class Panel:
 
 
 class Context:
-    """Handed to command and tool handlers: the host's info and one-way frames to it."""
+    """Handed to command and tool handlers: the host's info, one-way frames to it, progress,
+    cancellation and the trace context of the request."""
 
-    def __init__(self, ext: "Extension", host: HostInfo, request_id: str) -> None:
+    def __init__(
+        self,
+        ext: "Extension",
+        host: HostInfo,
+        request_id: str,
+        pending: Optional[Pending] = None,
+        progress: Optional[Callable[[Pending, Dict[str, Any]], bool]] = None,
+        trace: Tuple[Optional[str], Optional[str]] = (None, None),
+    ) -> None:
         self._ext = ext
         #: The host's `hello_ack` information.
         self.host = host
         #: The id of the request being answered.
         self.request_id = request_id
+        self._pending = pending
+        self._send_progress = progress
+        #: Set when the host cancels this request (capability "cancel") or the run stops; a worker
+        #: thread can wait on it. An async handler is also cancelled (asyncio.CancelledError).
+        self.cancelled: threading.Event = pending.cancelled if pending is not None else threading.Event()
+        #: The W3C traceparent of the host's span for this request (capability "trace"). @default None
+        self.traceparent: Optional[str] = trace[0]
+        #: The W3C tracestate that came with it. @default None
+        self.tracestate: Optional[str] = trace[1]
+
+    @property
+    def cancel_reason(self) -> Optional[str]:
+        """Why the host cancelled the request ("aborted" or "timeout"); None until it did."""
+        return None if self._pending is None else self._pending.reason
+
+    def progress(self, message: Optional[str] = None, progress: Optional[float] = None, total: Optional[float] = None) -> bool:
+        """Reports how far the work got (frame `progress`); sent only when the host negotiated
+        "progress" and the request is still pending. Returns whether it was sent (from a worker
+        thread: handed to the loop). `message` is cut to 1,000 characters; a non-str message or a
+        number that is not finite raises TypeError."""
+        frame = progress_frame(self.request_id, message, progress, total)
+        if self._pending is None or self._send_progress is None:
+            return False
+        return self._send_progress(self._pending, frame)
 
     def notify(self, message: str, level: str = "info") -> None:
         """Shows a one-shot note with this extension's name; level: info, success, warn or error."""

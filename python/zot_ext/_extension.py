@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, overload
 
 from ._context import Panel, notify_frame, submit_frame
-from ._session import MAX_PENDING, Session
+from ._requests import with_protocol_extensions
+from ._session import MAX_PENDING, Session, _on_loop
+from ._stdio import run_stdio
 from ._values import HostInfo
 from ._wire import INTERCEPT_NAMES
 
@@ -19,7 +21,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Providers accept these tool names (Anthropic and OpenAI: 1-64 of [a-zA-Z0-9_-]).
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_READ_CHUNK = 64 * 1024
 
 
 class DefinitionError(ValueError):
@@ -49,7 +50,8 @@ class Extension:
     """
 
     def __init__(self, name: str, version: Optional[str] = None, capabilities: Optional[Sequence[str]] = None) -> None:
-        """`name` must match extension.json. `capabilities` @default derived at run() from the registrations."""
+        """`name` must match extension.json. `capabilities` @default derived at run() from the
+        registrations; "cancel", "progress" and "trace" are appended either way."""
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("Extension(): the name must be a non-empty str")
         if version is not None and not isinstance(version, str):
@@ -244,7 +246,9 @@ class Extension:
         frame: Dict[str, Any] = {"type": "hello", "name": self.name}
         if self.version is not None:
             frame["version"] = self.version
-        frame["capabilities"] = list(self._capabilities) if self._capabilities is not None else self._derived_capabilities()
+        caps = self._capabilities if self._capabilities is not None else self._derived_capabilities()
+        # The protocol extensions are always declared: inert unless the host grants them in hello_ack.
+        frame["capabilities"] = with_protocol_extensions(caps)
         return frame
 
     def _derived_capabilities(self) -> List[str]:
@@ -341,7 +345,7 @@ class Extension:
             pass
         else:
             raise RuntimeError("ext.run() runs its own asyncio loop: call it at the top level, not from async code")
-        code = _run_stdio(self)
+        code = run_stdio(self)
         try:
             sys.stderr.flush()
         except (OSError, ValueError):
@@ -350,77 +354,3 @@ class Extension:
             # A worker thread still runs (e.g. a hung asyncio.to_thread): it must not keep the process alive.
             os._exit(code)
         sys.exit(code)
-
-
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
-    try:
-        return asyncio.get_running_loop() is loop
-    except RuntimeError:
-        return False
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _run_stdio(ext: Extension) -> int:
-    # Frames go to a duplicate of fd 1; fd 1 itself (print(), child processes) now points at stderr.
-    frames_fd = os.dup(1)
-    os.dup2(2, 1)
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr
-    try:
-        real_stdout.flush()  # earlier print() output, now to stderr
-    except (OSError, ValueError, AttributeError):
-        pass
-
-    def log(message: str) -> None:
-        try:
-            sys.stderr.write(message + "\n")
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    session = ext._attach(lambda data: _write_all(frames_fd, data), log, loop)
-
-    def post(chunk: bytes) -> None:
-        try:
-            loop.call_soon_threadsafe(session.feed if chunk else _eof, chunk)
-        except RuntimeError:  # the loop is closed: the run is over
-            pass
-
-    def _eof(_: bytes) -> None:
-        session.end_of_input()
-
-    def read_stdin() -> None:
-        # os.read on the raw fd: no buffered-reader lock held at interpreter exit.
-        while True:
-            try:
-                chunk = os.read(0, _READ_CHUNK)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            post(chunk)
-            if not chunk:
-                return
-
-    try:
-        session.start()
-        threading.Thread(target=read_stdin, name="zot_ext-stdin", daemon=True).start()
-        code = loop.run_until_complete(session.done)
-        loop.run_until_complete(session.cancel_tasks())
-        return code
-    finally:
-        ext._detach(session)
-        # Not loop.shutdown_default_executor(): a hung to_thread worker must not block the exit.
-        loop.close()
-        try:
-            os.close(frames_fd)
-        except OSError:
-            pass

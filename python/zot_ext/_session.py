@@ -8,6 +8,7 @@ import traceback
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Set, Union
 
 from ._context import Context, Panel
+from ._requests import MAX_POSTED_PROGRESS, Pending, PendingRequests, negotiated, trace_context
 from ._values import BeforeAgentStart, HostInfo, decision_frame, tool_result_frame, Response
 from ._wire import MAX_FRAME_BYTES, REQUEST_TYPES, BadFrame, LineSplitter, decode_host_frame, encode_frame
 
@@ -61,6 +62,10 @@ class Session:
         self._panel_depth: Dict[str, int] = {}
         #: Tasks started by the line being handled (the test kit waits for them).
         self._spawned: List["asyncio.Future[Any]"] = []
+        #: What the host granted in hello_ack.capabilities (cancel, progress, trace).
+        self.negotiated: "frozenset[str]" = frozenset()
+        self.requests = PendingRequests()
+        self._posted_progress = 0
 
     # ------------------------------------------------------------------ input
 
@@ -99,6 +104,7 @@ class Session:
                 self.log("ignored a second hello_ack")
             else:
                 self._acked = True
+                self.negotiated = negotiated(frame)
                 self._begin_handshake(frame)
         elif self.phase == "handshake":
             if len(self._backlog) >= MAX_BACKLOG:
@@ -231,14 +237,58 @@ class Session:
         self._spawned.append(task)
         return task
 
+    def _request(self, frame: Dict[str, Any], run: Callable[[Pending, Dict[str, Any]], Awaitable[None]]) -> None:
+        pending = self.requests.begin(frame["id"], True)
+        pending.task = self._spawn(self._cancellable(pending, run(pending, frame)))
+
+    async def _cancellable(self, pending: Pending, work: Awaitable[None]) -> None:
+        """After a cancel from the host nothing more is sent for the request."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            if pending.reason is None:
+                raise
+            self.log(f"request {pending.id} stopped after the host cancelled it ({pending.reason})")
+        finally:
+            self.requests.end(pending)
+
+    def _answer(self, pending: Pending, frame: Dict[str, Any], fallback: Optional[Callable[[str], Dict[str, Any]]] = None) -> None:
+        self.requests.end(pending)
+        self.reply(frame, fallback)
+
+    def send_progress(self, pending: Pending, frame: Dict[str, Any]) -> bool:
+        """ctx.progress(): only when negotiated and while the request is pending; thread-safe."""
+        if "progress" not in self.negotiated or pending.done or self.phase != "ready":
+            return False
+        if _on_loop(self.loop):
+            return self.send(frame) is None
+        if self._posted_progress >= MAX_POSTED_PROGRESS:
+            return False
+        self._posted_progress += 1
+
+        def post() -> None:
+            self._posted_progress -= 1
+            if not pending.done and self.phase == "ready":
+                self.send(frame)
+        try:
+            self.loop.call_soon_threadsafe(post)
+        except RuntimeError:  # the loop is closed: the run is over
+            return False
+        return True
+
     def _dispatch(self, frame: Dict[str, Any]) -> None:
         kind = frame["type"]
         if kind == "command_invoked":
-            self._spawn(self._run_command(frame["id"], frame["name"], frame["args"]))
+            self._request(frame, self._run_command)
         elif kind == "tool_call":
-            self._spawn(self._run_tool(frame["id"], frame["name"], frame["args"]))
+            self._request(frame, self._run_tool)
         elif kind == "event_intercept":
-            self._spawn(self._run_interceptor(frame))
+            self._request(frame, self._run_interceptor)
+        elif kind == "cancel":
+            if "cancel" in self.negotiated:
+                self.requests.cancel(frame["id"], frame.get("reason") if isinstance(frame.get("reason"), str) else "aborted")
+            else:
+                self.log('ignored a cancel frame: "cancel" was not negotiated')
         elif kind == "event":
             self._run_event(frame)
         elif kind == "panel_key":
@@ -290,50 +340,54 @@ class Session:
         task = self._spawn(job())
         self._panel_tails[panel_id] = task
 
-    def _context(self, request_id: str) -> Context:
+    def _context(self, pending: Pending, frame: Dict[str, Any]) -> Context:
         assert self.host is not None
-        return Context(self.ext, self.host, request_id)
+        trace = trace_context(frame) if "trace" in self.negotiated else (None, None)
+        return Context(self.ext, self.host, pending.id, pending, self.send_progress, trace)
 
-    async def _run_command(self, request_id: str, name: str, args: str) -> None:
+    async def _run_command(self, pending: Pending, frame: Dict[str, Any]) -> None:
+        request_id, name, args = frame["id"], frame["name"], frame["args"]
         found = self.ext._find_command(name)
         if found is None:
             self.reply(Response("noop", error=f'unknown command "{name}"').frame(request_id))
             return
         canonical, handler = found
         try:
-            result = await call_handler(handler, args, self._context(request_id))
+            result = await call_handler(handler, args, self._context(pending, frame))
         except Exception as err:
             self.log(f'command "{canonical}" failed: {error_detail(err)}')
-            self.reply(Response("noop", error=error_text(err)).frame(request_id))
+            self._answer(pending, Response("noop", error=error_text(err)).frame(request_id))
             return
         if result is None:
             result = Response("noop")
         if not isinstance(result, Response):
             message = f"command handler returned {type(result).__name__}, not a Response (use prompt(), display(), ... or None)"
             self.log(f'command "{canonical}": {message}')
-            self.reply(Response("noop", error=message).frame(request_id))
+            self._answer(pending, Response("noop", error=message).frame(request_id))
             return
-        self.reply(result.frame(request_id), lambda why: Response("noop", error=f'command "{canonical}": its response cannot be sent ({why})').frame(request_id))
+        self._answer(pending, result.frame(request_id), lambda why: Response("noop", error=f'command "{canonical}": its response cannot be sent ({why})').frame(request_id))
 
     @staticmethod
     def _tool_error(request_id: str, message: str) -> Dict[str, Any]:
         return {"type": "tool_result", "id": request_id, "content": [{"type": "text", "text": message}], "is_error": True}
 
-    async def _run_tool(self, request_id: str, name: str, args: Dict[str, Any]) -> None:
+    async def _run_tool(self, pending: Pending, frame_in: Dict[str, Any]) -> None:
+        request_id, name, args = frame_in["id"], frame_in["name"], frame_in["args"]
         tool = self.ext._tools.get(name)
         if tool is None:
             self.reply(self._tool_error(request_id, f'unknown tool "{name}"'))
             return
         try:
-            result = await call_handler(tool.handler, args, self._context(request_id))
+            result = await call_handler(tool.handler, args, self._context(pending, frame_in))
             frame = tool_result_frame(request_id, result)
         except Exception as err:
             self.log(f'tool "{name}" failed: {error_detail(err)}')
-            self.reply(self._tool_error(request_id, f'tool "{name}" failed: {error_text(err)}'))
+            self._answer(pending, self._tool_error(request_id, f'tool "{name}" failed: {error_text(err)}'))
             return
-        self.reply(frame, lambda why: self._tool_error(request_id, f'tool "{name}" failed: its result cannot be sent ({why})'))
+        self._answer(pending, frame, lambda why: self._tool_error(request_id, f'tool "{name}" failed: its result cannot be sent ({why})'))
 
-    async def _run_interceptor(self, frame: Dict[str, Any]) -> None:
+    async def _run_interceptor(self, _pending: Pending, frame: Dict[str, Any]) -> None:
+        frame = {k: v for k, v in frame.items() if k != "_meta"} if "_meta" in frame else frame
         request_id, event = frame["id"], frame["event"]
         allow = {"type": "event_intercept_response", "id": request_id}
         handler = self.ext._interceptors.get(event)
@@ -369,6 +423,7 @@ class Session:
             return
         self.phase = "stopped"
         self._splitter.closed = True
+        self.requests.stop_all()
         if not self.done.done():
             self.done.set_result(code)
 
@@ -379,3 +434,10 @@ class Session:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False

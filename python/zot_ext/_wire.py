@@ -160,6 +160,8 @@ _FIELDS: Dict[str, Dict[str, _Check]] = {
     "panel_key": {"panel_id": _string, "key": _panel_key},
     "panel_close": {"panel_id": _panel_id},
     "shutdown": {},
+    # capability "cancel": the host gave up on request `id`
+    "cancel": {"id": _string},
 }
 _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
     "session_start": {},

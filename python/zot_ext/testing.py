@@ -5,6 +5,10 @@
 
 Every method waits at most `timeout` seconds (the TestHost's, or its own `timeout=`) and raises
 TimeoutError past it. Answers are the frames the extension sent, without "type" and "id".
+
+`TestHost(ext, capabilities=["cancel", "progress", "trace"])` negotiates the protocol extensions
+(as a host supporting them would); then `start_tool()` / `cancel()` / `answer()` cancel a call,
+`progress` records progress frames and `traceparent=` travels in the request's `_meta`.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import itertools
 import json
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ._extension import Extension
 from ._session import Session
@@ -44,8 +48,11 @@ class TestHost:
         zot_version: str = "test",
         extension_dir: str = "/tmp/extension",
         data_dir: Optional[str] = None,
+        capabilities: Optional[Sequence[str]] = None,
     ) -> None:
-        """`timeout` @default 2.0 seconds, for every wait. `data_dir` @default extension_dir."""
+        """`timeout` @default 2.0 seconds, for every wait. `data_dir` @default extension_dir.
+        `capabilities`: the protocol extensions this host grants; hello_ack.capabilities carries
+        those the extension declared (absent when none). @default None (a plain zot host)"""
         self.ext = ext
         self.timeout = timeout
         #: The hello_ack sent to the extension.
@@ -66,6 +73,7 @@ class TestHost:
         self._session: Optional[Session] = None
         self._thread: Optional[threading.Thread] = None
         self._cursors: Dict[str, int] = {}
+        self._grant = [] if capabilities is None else [str(c) for c in capabilities]
 
     # ------------------------------------------------------------------ views
 
@@ -121,6 +129,10 @@ class TestHost:
         self.wait_for(lambda f: f["type"] == "hello", what="the hello frame", timeout=limit)
         if not handshake:
             return
+        declared = self.hello.get("capabilities") or []
+        granted = [c for c in self._grant if c in declared]
+        if granted:
+            self.hello_ack["capabilities"] = granted
         self.send(self.hello_ack)
         self.wait_for(lambda f: f["type"] == "ready", what="ready", timeout=limit)
 
@@ -156,6 +168,7 @@ class TestHost:
     def _on_log(self, line: str) -> None:
         with self._cond:
             self.stderr.append(line)
+            self._cond.notify_all()
 
     def _on_done(self, done: "asyncio.Future[int]") -> None:
         with self._cond:
@@ -294,29 +307,75 @@ class TestHost:
         """The next panel_render (of `panel_id`, if given) not returned by next_render() yet."""
         return self._next("panel_render", lambda f: panel_id is None or f.get("panel_id") == panel_id, "the next render", timeout)
 
-    def _request(self, frame: Frame, answer: str, what: str, timeout: Optional[float]) -> Frame:
+    @property
+    def negotiated(self) -> List[str]:
+        """The capabilities granted in hello_ack (empty for a plain zot host)."""
+        return list(self.hello_ack.get("capabilities", []))
+
+    @property
+    def progress(self) -> List[Frame]:
+        """Every progress frame so far, as {"id", "message"?, "progress"?, "total"?}."""
+        with self._cond:
+            return [{k: v for k, v in f.items() if k != "type"} for f in self.frames if f["type"] == "progress"]
+
+    def _begin(self, frame: Frame, traceparent: Optional[str], tracestate: Optional[str], timeout: Optional[float]) -> str:
         request_id = f"t{next(self._ids)}"
-        self._feed_line(json.dumps({**frame, "id": request_id}, ensure_ascii=False), wait=False, timeout=timeout)
+        frame = {**frame, "id": request_id}
+        # As a host does: trace context only to an extension that negotiated "trace".
+        if traceparent is not None and "trace" in self.negotiated:
+            frame["_meta"] = {"traceparent": traceparent, **({} if tracestate is None else {"tracestate": tracestate})}
+        self._feed_line(json.dumps(frame, ensure_ascii=False), wait=False, timeout=timeout)
+        return request_id
+
+    def _request(self, frame: Frame, answer: str, what: str, timeout: Optional[float], traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> Frame:
+        request_id = self._begin(frame, traceparent, tracestate, timeout)
         reply = self.wait_for(lambda f: f["type"] == answer and f.get("id") == request_id, what, timeout)
         return _strip(reply)
 
+    def start_tool(self, name: str, args: Optional[Dict[str, Any]] = None, *, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> str:
+        """Sends a tool_call without waiting; returns its request id (for cancel() and answer())."""
+        return self._begin({"type": "tool_call", "name": name, "args": {} if args is None else args}, traceparent, tracestate, None)
+
+    def start_command(self, line: str, *, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> str:
+        """Sends a command_invoked for `/name args` without waiting; returns its request id."""
+        name, _, args = line[1:].partition(" ")
+        return self._begin({"type": "command_invoked", "name": name, "args": args.strip()}, traceparent, tracestate, None)
+
+    def cancel(self, request_id: str, reason: str = "aborted") -> None:
+        """Sends `cancel` for a request ("aborted" or "timeout"); sent even when not negotiated."""
+        self.send({"type": "cancel", "id": request_id, "reason": reason})
+
+    def answer(self, request_id: str, timeout: Optional[float] = None) -> Frame:
+        """The answer (any frame but progress) to a request, without "type" and "id"."""
+        return _strip(self.wait_for(lambda f: f.get("id") == request_id and f["type"] != "progress", f"the answer to {request_id}", timeout))
+
+    def wait_for_log(self, needle: str, timeout: Optional[float] = None) -> str:
+        """The first stderr line containing `needle` (already logged or still to come)."""
+        found: List[str] = []
+
+        def check() -> bool:
+            found.extend(line for line in self.stderr if needle in line)
+            return bool(found)
+        self._wait(check, f"a log line with {needle!r}", self._limit(timeout))
+        return found[0]
+
     # ------------------------------------------------------------------ the host's requests
 
-    def command(self, line: str, timeout: Optional[float] = None) -> Frame:
+    def command(self, line: str, timeout: Optional[float] = None, *, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> Frame:
         """Runs `/name args` (args trimmed, as the host does); returns the command_response."""
         if not isinstance(line, str) or not line.startswith("/") or len(line) < 2:
             raise ValueError(f'a command line starts with "/": {line!r}')
         name, _, args = line[1:].partition(" ")
         return self._request(
             {"type": "command_invoked", "name": name, "args": args.strip()},
-            "command_response", f"the answer to {line}", timeout,
+            "command_response", f"the answer to {line}", timeout, traceparent, tracestate,
         )
 
-    def call_tool(self, name: str, args: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None) -> Frame:
+    def call_tool(self, name: str, args: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None, *, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> Frame:
         """Calls a tool; returns the tool_result ({"content": [...], "is_error"?, "activate_tools"?})."""
         return self._request(
             {"type": "tool_call", "name": name, "args": {} if args is None else args},
-            "tool_result", f"the result of tool {name}", timeout,
+            "tool_result", f"the result of tool {name}", timeout, traceparent, tracestate,
         )
 
     def emit(self, event: str, timeout: Optional[float] = None, **fields: Any) -> None:

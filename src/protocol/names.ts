@@ -34,6 +34,17 @@ export const HOST_FRAME_TYPE_NAMES = [
 ] as const;
 export type HostFrameTypeName = (typeof HOST_FRAME_TYPE_NAMES)[number];
 
+/**
+ * Extensions to the zot protocol (docs/protocol.md), each sent only to or accepted only from an
+ * extension that declared it in `hello.capabilities`: the capability names, and the frames they add.
+ */
+export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace'] as const;
+export type ProtocolCapability = (typeof PROTOCOL_CAPABILITIES)[number];
+/** Host -> extension frames added by a capability (`cancel`). */
+export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel'] as const;
+/** Extension -> host frames added by a capability (`progress`). */
+export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress'] as const;
+
 /** Lifecycle events an extension may observe. */
 export const EVENT_NAMES = [
   'session_start',

@@ -2,6 +2,7 @@
 import type { EventName, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, Definitions, toolFrame, type CommandDef, type ToolDef } from './definitions.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
+import { withProtocolExtensions } from './requests.js';
 import { panelRenderFrame, type PanelView } from './responses.js';
 import { toolSchema, type ZodSchema } from './schema.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
@@ -24,7 +25,9 @@ export interface ExtensionOptions {
   name: string;
   version?: string | undefined;
   /**
-   * Sent in `hello`. @default derived at `run()` from what is registered by then:
+   * Sent in `hello`, followed by the protocol extensions the SDK always declares ("cancel",
+   * "progress", "trace": inert unless the host grants them in `hello_ack.capabilities`).
+   * @default derived at `run()` from what is registered by then:
    * "commands", "tools", "events", "intercept", "panels"
    */
   capabilities?: readonly string[] | undefined;
@@ -240,7 +243,7 @@ export class Extension {
       type: 'hello',
       name: this.name,
       ...(this.version === undefined ? {} : { version: this.version }),
-      capabilities: [...(this.capabilities ?? this.defs.capabilities())],
+      capabilities: withProtocolExtensions(this.capabilities ?? this.defs.capabilities()),
     };
     const session = new Session({
       name: this.name,

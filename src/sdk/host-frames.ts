@@ -1,5 +1,5 @@
 /** Parsing of host -> extension lines, the mirror of protocol/decode-line's decodeLine. */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { describeIssues } from '../protocol/codec.js';
 import { preview } from '../protocol/decode-line.js';
 import {
@@ -13,7 +13,11 @@ import {
   ShutdownFrame,
   ToolCallFrame,
 } from '../protocol/frames.js';
-import type { HostFrameTypeName } from '../protocol/names.js';
+import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
+import type { HostInfo } from './types.js';
+
+/** `cancel` (capability "cancel"): the host gave up on request `id`. */
+const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
 const SCHEMAS = {
   hello_ack: HelloAckFrame,
@@ -24,7 +28,8 @@ const SCHEMAS = {
   panel_key: PanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
-} as const satisfies Record<HostFrameTypeName, z.ZodType>;
+  cancel: CancelFrame,
+} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number], z.ZodType>;
 
 type Schemas = typeof SCHEMAS;
 /** Any frame the host may send, as the SDK sees it. */
@@ -64,4 +69,18 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
   const message = `invalid ${type} frame (${describeIssues(parsed.error)})`;
   if (isRequestType(type) && typeof id === 'string') return { ok: false, message, request: { type, id } };
   return { ok: false, message };
+}
+
+/** The handler-facing view of `hello_ack`; `raw` is the whole frame. */
+export function toHostInfo(frame: z.output<typeof HelloAckFrame>, raw: JsonObject): HostInfo {
+  return {
+    protocolVersion: frame.protocol_version,
+    zotVersion: frame.zot_version,
+    provider: frame.provider,
+    model: frame.model,
+    cwd: frame.cwd,
+    extensionDir: frame.extension_dir,
+    dataDir: frame.data_dir,
+    raw,
+  };
 }

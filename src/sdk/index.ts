@@ -26,6 +26,7 @@ export type {
   PanelHandle,
   ExtensionContext,
   RequestContext,
+  ProgressUpdate,
   HelloHandler,
   CommandHandler,
   ToolHandler,

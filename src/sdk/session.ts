@@ -3,13 +3,25 @@
  * request handling until shutdown, end of input, or a broken output stream.
  */
 import { LineDecoder } from '../protocol/decoder.js';
-import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName, JsonObject } from '../protocol/frames.js';
+import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, toolFrame, type Definitions, type ToolDef } from './definitions.js';
 import { eventPayload, interceptInput, interceptResponseFrame } from './events.js';
-import { decodeHostFrame, type IncomingFrame } from './host-frames.js';
+import { decodeHostFrame, toHostInfo, type IncomingFrame } from './host-frames.js';
 import { commandResponseFrame, panelRenderFrame, type PanelView } from './responses.js';
 import { toolErrorFrame, toolResultFrame } from './results.js';
 import { checkArgs } from './schema.js';
+import {
+  NO_TRACE,
+  NOTHING_NEGOTIATED,
+  negotiated,
+  PendingRequests,
+  PROGRESS_QUEUE_MAX,
+  progressFrame,
+  traceContext,
+  withoutMeta,
+  type Negotiated,
+  type PendingRequest,
+} from './requests.js';
 import { KeyedSerialQueue } from './serial-queue.js';
 import type { ExtensionContext, HostInfo, PanelHandle, RequestContext } from './types.js';
 import { FrameWriter } from './writer.js';
@@ -46,24 +58,14 @@ function errorDetail(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-function toHostInfo(frame: HelloAckFrame, raw: JsonObject): HostInfo {
-  return {
-    protocolVersion: frame.protocol_version,
-    zotVersion: frame.zot_version,
-    provider: frame.provider,
-    model: frame.model,
-    cwd: frame.cwd,
-    extensionDir: frame.extension_dir,
-    dataDir: frame.data_dir,
-    raw,
-  };
-}
-
 export class Session {
   private phase: Phase = 'handshake';
   private host: HostInfo | undefined;
   private helloAcked = false;
   private readonly abort = new AbortController();
+  /** What the host granted in hello_ack.capabilities (cancel, progress, trace). */
+  private negotiated: Negotiated = NOTHING_NEGOTIATED;
+  private readonly requests = new PendingRequests(this.abort.signal, () => this.negotiated.cancel);
   private readonly writer: FrameWriter;
   private readonly decoder: LineDecoder;
   private readonly panelQueue = new KeyedSerialQueue();
@@ -163,6 +165,7 @@ export class Session {
       if (this.helloAcked) this.log('ignored a second hello_ack');
       else {
         this.helloAcked = true;
+        this.negotiated = negotiated(raw);
         void this.completeHandshake(frame, raw);
       }
     } else if (this.phase === 'handshake') {
@@ -198,10 +201,14 @@ export class Session {
   private dispatch(frame: RuntimeFrame, raw: JsonObject): void {
     switch (frame.type) {
       case 'command_invoked':
-        void this.runCommand(frame.id, frame.name, frame.args);
+        void this.runCommand(frame.id, frame.name, frame.args, raw);
         return;
       case 'tool_call':
-        void this.runTool(frame.id, frame.name, frame.args);
+        void this.runTool(frame.id, frame.name, frame.args, raw);
+        return;
+      case 'cancel':
+        if (this.negotiated.cancel) this.requests.cancel(frame.id, frame.reason ?? 'aborted');
+        else this.log('ignored a cancel frame: "cancel" was not negotiated');
         return;
       case 'event_intercept':
         void this.runInterceptor(frame, raw);
@@ -245,43 +252,55 @@ export class Session {
     }
   }
 
-  private async runCommand(id: string, name: string, args: string): Promise<void> {
+  private async runCommand(id: string, name: string, args: string, raw: JsonObject): Promise<void> {
     const def = this.options.defs.findCommand(name);
     if (!def) {
       this.reply(commandResponseFrame(id, { action: 'noop', error: `unknown command "${name}"` }));
       return;
     }
+    const request = this.requests.begin(id);
     try {
-      const response = await def.handler(args, this.context(id));
-      this.reply(commandResponseFrame(id, response ?? undefined));
+      const response = await def.handler(args, this.context(request, raw, true));
+      this.answer(request, commandResponseFrame(id, response ?? undefined));
     } catch (err) {
+      if (this.failedAfterCancel(request, `command "${def.name}"`)) return;
       this.log(`command "${def.name}" failed: ${errorDetail(err)}`);
-      this.reply(commandResponseFrame(id, { action: 'noop', error: errorText(err) }));
+      this.answer(request, commandResponseFrame(id, { action: 'noop', error: errorText(err) }));
     }
   }
 
-  private async runTool(id: string, name: string, rawArgs: Record<string, unknown>): Promise<void> {
+  private async runTool(id: string, name: string, rawArgs: Record<string, unknown>, raw: JsonObject): Promise<void> {
     const def: ToolDef | undefined = this.options.defs.tools.get(name);
     if (!def) {
       this.reply(toolErrorFrame(id, `unknown tool "${name}"`));
       return;
     }
+    const request = this.requests.begin(id);
     try {
       let args: unknown = rawArgs;
       if (def.validator) {
         const checked = await checkArgs(def.name, def.validator, rawArgs);
         if (!checked.ok) {
-          this.reply(toolErrorFrame(id, checked.message));
+          this.answer(request, toolErrorFrame(id, checked.message));
           return;
         }
         args = checked.args;
       }
-      const result = await def.handler(args as never, this.context(id));
-      this.reply(toolResultFrame(id, result));
+      const result = await def.handler(args as never, this.context(request, raw, true));
+      this.answer(request, toolResultFrame(id, result));
     } catch (err) {
+      if (this.failedAfterCancel(request, `tool "${def.name}"`)) return;
       this.log(`tool "${def.name}" failed: ${errorDetail(err)}`);
-      this.reply(toolErrorFrame(id, `tool "${def.name}" failed: ${errorText(err)}`));
+      this.answer(request, toolErrorFrame(id, `tool "${def.name}" failed: ${errorText(err)}`));
     }
+  }
+
+  /** After a cancel the host is not waiting: a failure is logged in one line and not answered. */
+  private failedAfterCancel(request: PendingRequest, what: string): boolean {
+    if (request.cancelled === undefined) return false;
+    this.requests.end(request);
+    this.log(`${what} stopped after the host cancelled it (${request.cancelled})`);
+    return true;
   }
 
   private async runInterceptor(frame: EventInterceptFrame, raw: JsonObject): Promise<void> {
@@ -291,13 +310,16 @@ export class Session {
       this.reply({ type: 'event_intercept_response', id: frame.id });
       return;
     }
+    const request = this.requests.begin(frame.id);
     try {
-      const decision = await handler(interceptInput(frame, raw) as never, this.context(frame.id));
-      this.reply(interceptResponseFrame(frame.id, event, decision ?? undefined));
+      const input = interceptInput(frame, withoutMeta(raw));
+      const decision = await handler(input as never, this.context(request, raw, false));
+      this.answer(request, interceptResponseFrame(frame.id, event, decision ?? undefined));
     } catch (err) {
+      if (this.failedAfterCancel(request, `interceptor "${event}"`)) return;
       // Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.
       this.log(`interceptor "${event}" failed (allowing): ${errorDetail(err)}`);
-      this.reply({ type: 'event_intercept_response', id: frame.id });
+      this.answer(request, { type: 'event_intercept_response', id: frame.id });
     }
   }
 
@@ -305,18 +327,45 @@ export class Session {
     if (this.phase !== 'stopped') this.writer.send(frame);
   }
 
-  private context(requestId: string): RequestContext;
+  /** The request is no longer pending (progress stops, a cancel no longer reaches it), then its answer. */
+  private answer(request: PendingRequest, frame: object): void {
+    this.requests.end(request);
+    this.reply(frame);
+  }
+
+  private sendProgress(request: PendingRequest, frame: object): boolean {
+    if (!this.negotiated.progress || request.done || this.phase !== 'ready') return false;
+    if (this.writer.queued >= PROGRESS_QUEUE_MAX) return false;
+    this.writer.send(frame);
+    return true;
+  }
+
+  private context(request: PendingRequest, raw: JsonObject, progress: boolean): RequestContext;
   private context(): ExtensionContext;
-  private context(requestId?: string): ExtensionContext | RequestContext {
-    const ctx: ExtensionContext = {
-      host: this.host as HostInfo,
-      signal: this.abort.signal,
-      notify: (level, message) => this.sendOneWay({ type: 'notify', level, message }),
-      clearNotes: () => this.sendOneWay({ type: 'clear_notes' }),
-      submit: (text) => this.sendOneWay({ type: 'submit', text }),
-      panel: (panelId) => this.panel(panelId),
+  private context(request?: PendingRequest, raw?: JsonObject, progress?: boolean): ExtensionContext | RequestContext {
+    const notify = (level: NotifyLevel, message: string) => this.sendOneWay({ type: 'notify', level, message });
+    const clearNotes = () => this.sendOneWay({ type: 'clear_notes' });
+    const submit = (text: string) => this.sendOneWay({ type: 'submit', text });
+    const panel = (panelId: string) => this.panel(panelId);
+    const host = this.host as HostInfo;
+    if (request === undefined) return { host, signal: this.abort.signal, notify, clearNotes, submit, panel };
+    const trace = this.negotiated.trace ? traceContext(raw as JsonObject) : NO_TRACE;
+    // One literal of a fixed shape (no spread over an overridden key: that is several times slower).
+    return {
+      host,
+      signal: request.signal,
+      notify,
+      clearNotes,
+      submit,
+      panel,
+      requestId: request.id,
+      progress: (update) => {
+        const frame = progressFrame(request.id, update);
+        return progress === true && this.sendProgress(request, frame);
+      },
+      traceparent: trace.traceparent,
+      tracestate: trace.tracestate,
     };
-    return requestId === undefined ? ctx : { ...ctx, requestId };
   }
 
   /** Stops once: no more frames are accepted, handlers are aborted, queued frames get flushed. */
@@ -330,6 +379,7 @@ export class Session {
     input.removeListener('close', this.onEnd);
     // The 'error' listener stays: a late input error must not become an uncaught exception.
     this.abort.abort();
+    this.requests.abortAll(this.abort.signal.reason);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STOP_FLUSH_MS);

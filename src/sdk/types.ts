@@ -45,10 +45,41 @@ export interface ExtensionContext {
   panel(id: string): PanelHandle;
 }
 
-/** Context of a handler that answers a host request. */
+/** One `ctx.progress()` update; every field is optional. */
+export interface ProgressUpdate {
+  /** A short status line; cut to 1,000 characters. */
+  message?: string | undefined;
+  /** How far the work got (a finite number, in units of `total`). */
+  progress?: number | undefined;
+  /** The amount of work in all, when known (a finite number). */
+  total?: number | undefined;
+}
+
+/** Context of a handler that answers a host request (a tool call, a command, an interceptor). */
 export interface RequestContext extends ExtensionContext {
   /** The id of the request being answered. */
   readonly requestId: string;
+  /**
+   * Aborted when the extension stops, and also when the host cancels this request (capability
+   * `"cancel"`): its reason is a `DOMException` named `TimeoutError` when the request reached its
+   * deadline, `AbortError` otherwise. After a cancel the host no longer waits: a handler that then
+   * throws gets no answer sent; one that still returns is answered (the host drops it).
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Reports how far a tool call or a command got (frame `progress`). Sent only when the host
+   * negotiated `"progress"` and the request is still pending; returns whether it was sent.
+   * Always false in an interceptor, and when the output is backed up (progress is lossy).
+   * Throws a TypeError when `progress`/`total` are not finite numbers or `message` is not a string.
+   */
+  progress(update: ProgressUpdate): boolean;
+  /**
+   * The W3C `traceparent` of the host's span for this request (capability `"trace"`), to continue
+   * the trace. @default undefined (not negotiated, not sent, or malformed)
+   */
+  readonly traceparent: string | undefined;
+  /** The W3C `tracestate` that came with `traceparent`. @default undefined */
+  readonly tracestate: string | undefined;
 }
 
 type MaybePromise<T> = T | Promise<T>;

@@ -30,6 +30,11 @@ export class FrameWriter {
     stream.on('close', this.onClose);
   }
 
+  /** Frames waiting for the stream (backed up while it does not drain). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   /** Queues one frame; silently dropped after `close()` or once the stream broke. */
   send(frame: object): void {
     if (!this.accepting || this.broken) return;

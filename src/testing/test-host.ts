@@ -20,6 +20,20 @@ import type {
 } from '../host/types.js';
 import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/chain.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
+import { CALL_TAG_KEY, ProtocolShim, type ProgressRecord, type ProtocolCapability } from './protocol-shim.js';
+
+/** Progress records kept in `record.progress`; later ones are not recorded (onProgress still runs). */
+const PROGRESS_RECORD_MAX = 10_000;
+
+/** `callTool` options: the host's, plus the protocol extensions' (with `capabilities` granted). */
+export interface TestCallOptions extends HostCallOptions {
+  /** Called with each `progress` frame of this call (capability "progress"). @default undefined */
+  onProgress?: ((progress: ProgressRecord) => void) | undefined;
+  /** Sent in the call's `_meta` (capability "trace"). @default undefined */
+  traceparent?: string | undefined;
+  /** Sent in the call's `_meta` with `traceparent`. @default undefined */
+  tracestate?: string | undefined;
+}
 
 /**
  * Anything that runs an extension over a pair of streams — an SDK `defineExtension(...)` result.
@@ -45,6 +59,13 @@ export interface TestHostOptions extends Omit<ExtensionHostOptions, 'inMemory' |
   timeoutMs?: number | undefined;
   /** `discover` defaults to false in tests: only the given extensions load. @default false */
   discover?: boolean | undefined;
+  /**
+   * Protocol extensions granted to in-process extensions that declare them (in
+   * `hello_ack.capabilities`): an aborted or timed-out `callTool` then sends `cancel`, progress
+   * frames are recorded and reach `onProgress`, `traceparent` travels in `_meta`. Extensions run
+   * from directories are not affected. @default [] (a plain zot host)
+   */
+  capabilities?: readonly ProtocolCapability[] | undefined;
 }
 
 export interface WaitOptions {
@@ -68,6 +89,8 @@ export interface TestRecord {
   warnings: HostWarning[];
   /** stderr lines of in-process extensions (their console output and diagnostics). */
   stderr: string[];
+  /** `progress` frames of in-process extensions (with `capabilities` granted), the first 10,000. */
+  progress: ProgressRecord[];
 }
 
 type Kind = 'prompt' | 'submit' | 'insert' | 'display' | 'note' | 'panel' | 'open' | 'tools' | 'warning';
@@ -95,16 +118,20 @@ export class TestHost {
     toolsChanged: [],
     warnings: [],
     stderr: [],
+    progress: [],
   };
   /** The start report (set by createTestHost). */
   report!: StartReport;
   private readonly waiters = new Set<Waiter>();
   private readonly timeoutMs: number;
   private readonly cleanup: (() => void) | undefined;
+  private readonly granted: readonly ProtocolCapability[];
+  private readonly shims = new Map<string, { shim: ProtocolShim; send: (line: string) => void }>();
 
   /** @internal use createTestHost */
   constructor(options: TestHostOptions) {
     this.timeoutMs = options.timeoutMs ?? 2000;
+    this.granted = options.capabilities ?? [];
     let home = options.home;
     if (home === undefined) {
       home = mkdtempSync(path.join(tmpdir(), 'zot-test-host-'));
@@ -169,9 +196,20 @@ export class TestHost {
           .run({ input: toExtension, output: fromExtension, stderr, exit: () => undefined })
           .catch((err: unknown) => this.record.stderr.push(`run() failed: ${err instanceof Error ? err.message : String(err)}`))
           .finally(() => fromExtension.end());
-        return { input: toExtension, output: fromExtension, close: () => toExtension.end() };
+        const streams = { input: toExtension, output: fromExtension, close: () => toExtension.end() };
+        return this.granted.length === 0 ? streams : this.shimmed(ext.name, streams);
       },
     };
+  }
+
+  /** Hook: the protocol extensions' shim between the host and one in-process extension. */
+  private shimmed(name: string, streams: { input: PassThrough; output: PassThrough; close: () => void }) {
+    const shim = new ProtocolShim(name, this.granted, (p) => {
+      if (this.record.progress.length < PROGRESS_RECORD_MAX) this.record.progress.push(p);
+    });
+    const wrapped = shim.wrap(streams);
+    this.shims.set(name, { shim, send: wrapped.send });
+    return wrapped;
   }
 
   private push<T>(kind: Kind, list: T[], item: T, user?: ((item: never) => void) | undefined): void {
@@ -210,9 +248,20 @@ export class TestHost {
     return this.host.runCommand(line, options);
   }
 
-  /** Calls a tool; never throws (failures are `isError` with a `failure`). */
-  callTool(name: string, args: Record<string, unknown> = {}, options?: HostCallOptions): Promise<ToolResult> {
-    return this.host.callTool(name, args, options);
+  /**
+   * Calls a tool; never throws (failures are `isError` with a `failure`). With `capabilities`
+   * granted, a call to an in-process extension that is aborted or times out sends it `cancel`.
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options?: TestCallOptions): Promise<ToolResult> {
+    const owner = this.host.tools().find((t) => t.name === name)?.extension;
+    const linked = owner === undefined ? undefined : this.shims.get(owner);
+    if (linked === undefined) return this.host.callTool(name, args, options);
+    const { onProgress, traceparent, tracestate, ...hostOptions } = options ?? {};
+    const key = linked.shim.track({ onProgress, traceparent, tracestate });
+    const result = await this.host.callTool(name, { ...args, [CALL_TAG_KEY]: key }, hostOptions);
+    const code = result.failure?.code;
+    linked.shim.settle(key, code === ErrorCode.ABORTED ? 'aborted' : code === ErrorCode.TIMEOUT ? 'timeout' : undefined, linked.send);
+    return result;
   }
 
   /** Sends a lifecycle event to subscribers; returns how many got it. */

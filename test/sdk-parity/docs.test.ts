@@ -26,3 +26,18 @@ describe('docs/writing-extensions.md: Testing your extension', () => {
     expect(missingLines(block.lines, source)).toEqual([]);
   });
 });
+
+describe('docs/writing-extensions.md: Long-running handlers', () => {
+  const from = doc.indexOf('## Long-running handlers: cancellation and progress');
+  const list = codeBlocks(doc.slice(from, doc.indexOf('\n## ', from + 1)), 'docs/writing-extensions.md');
+
+  it('has code blocks, each naming the file it comes from', () => {
+    expect(from).toBeGreaterThan(-1);
+    expect(list.length).toBeGreaterThan(1);
+    expect(list.filter((block) => block.file === undefined)).toEqual([]);
+  });
+
+  it.each(list.map((block, i) => [`block ${i + 1} (${block.file})`, block] as const))('%s is an excerpt of its file', (_title, block) => {
+    expect(missingLines(block.lines, readFileSync(path.join(ROOT, block.file ?? ''), 'utf8'))).toEqual([]);
+  });
+});

@@ -42,7 +42,7 @@ const SDK_HELLO = {
   type: 'hello',
   name: 'kitchen-sdk',
   version: '0.1.0',
-  capabilities: ['commands', 'tools', 'events', 'intercept', 'panels'],
+  capabilities: ['commands', 'tools', 'events', 'intercept', 'panels', 'cancel', 'progress', 'trace'],
 };
 const SDK_OWNERS = { deferred: 'kitchen-sdk', toolGuard: 'kitchen-sdk', redactor: 'kitchen-sdk', prompt: 'kitchen-sdk' };
 const TS_SDK = { sdk: true, zod: true, thrown: 'kaboom', printed: 'console.log from a handler' } as const;

@@ -26,7 +26,7 @@ describe('handshake', () => {
       type: 'hello',
       name: 'weather',
       version: '1.0.0',
-      capabilities: ['commands', 'tools', 'events', 'intercept'],
+      capabilities: ['commands', 'tools', 'events', 'intercept', 'cancel', 'progress', 'trace'],
     });
     // onHello runs after hello_ack and before any registration is written.
     expect(seenAtHello).toEqual(['hello']);
@@ -58,7 +58,7 @@ describe('handshake', () => {
     const ext = defineExtension({ name: 'caps', capabilities: ['commands', 'panels'] });
     const host = start(ext);
     const { hello, registrations } = await host.handshake();
-    expect(hello).toEqual({ type: 'hello', name: 'caps', capabilities: ['commands', 'panels'] });
+    expect(hello).toEqual({ type: 'hello', name: 'caps', capabilities: ['commands', 'panels', 'cancel', 'progress', 'trace'] });
     expect(registrations).toEqual([]);
   });
 

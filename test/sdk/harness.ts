@@ -99,9 +99,9 @@ export class FakeHost {
     return this.waitFor((f) => f.type === type, `"${type}" frame`);
   }
 
-  /** The answer (any frame type) to request `id`. */
+  /** The answer (any frame type but `progress`) to request `id`. */
   answer(id: string): Promise<Frame> {
-    return this.waitFor((f) => f.id === id, `answer to ${id}`);
+    return this.waitFor((f) => f.id === id && f.type !== 'progress', `answer to ${id}`);
   }
 
   waitForStderr(needle: string): Promise<void> {

@@ -19,7 +19,7 @@ describe('panels', () => {
     });
     const host = start(ext);
     const { hello } = await host.handshake();
-    expect(hello.capabilities).toEqual(['commands', 'panels']);
+    expect(hello.capabilities).toEqual(['commands', 'panels', 'cancel', 'progress', 'trace']);
 
     expect(await host.command('todos')).toMatchObject({
       action: 'open_panel',

@@ -35,7 +35,7 @@ describe('SDK extension as a subprocess', () => {
       type: 'hello',
       name: 'greeter',
       version: '1.0.0',
-      capabilities: ['commands', 'tools', 'intercept'],
+      capabilities: ['commands', 'tools', 'intercept', 'cancel', 'progress', 'trace'],
     });
     ext.send(HELLO_ACK);
     await ext.next((f) => f.type === 'ready', 'ready');
