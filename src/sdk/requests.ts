@@ -5,9 +5,10 @@
  */
 import type { JsonObject } from '../protocol/frames.js';
 import type { ProgressUpdate } from './types.js';
+import { PROTOCOL_CAPABILITIES } from '../protocol/names.js';
 
 /** Declared in every `hello`, after the usual capabilities. */
-export const PROTOCOL_EXTENSIONS = ['cancel', 'progress', 'trace'] as const;
+export const PROTOCOL_EXTENSIONS = PROTOCOL_CAPABILITIES;
 export type ProtocolExtension = (typeof PROTOCOL_EXTENSIONS)[number];
 
 /** Longest `progress.message` sent; longer ones are cut to this many characters. */
