@@ -37,6 +37,8 @@ export const ErrorCode = {
   INVALID_OPTIONS: 'INVALID_OPTIONS',
   /** The extension is being restarted (waiting out the backoff, respawning or handshaking); try again when it is ready. */
   RESTARTING: 'RESTARTING',
+  /** The extension did something its permission scope does not allow (see the `permissions` option). */
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -5,6 +5,7 @@ import type { LoadedExtension } from './loaded-extension.js';
 import { openPanel } from './panels.js';
 import { restartingError } from './restart-error.js';
 import type { CommandInfo, CommandOutcome, HostCallOptions, PanelView } from './types.js';
+import { panelRefusal, permits } from './permission-check.js';
 
 /** Registered extension commands (active ones of ready extensions), in load order. */
 export function listCommands(ctx: HostContext): CommandInfo[] {
@@ -77,6 +78,10 @@ function applyCommandResponse(ctx: HostContext, ext: LoadedExtension, command: s
       const spec = r.open_panel;
       if (spec === undefined) {
         missing('open_panel');
+        break;
+      }
+      if (!permits(ctx, ext, 'panels')) {
+        outcome.failure = panelRefusal(ext);
         break;
       }
       const opened = openPanel(ctx, ext, spec);

@@ -1,5 +1,6 @@
 import type { ProcessDiagnostic } from '../process/extension-process.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { redact } from '../process/redact.js';
 import { boundedMessage } from './registration-limits.js';
 import type { HostDiagnostic } from './types.js';
 
@@ -35,6 +36,8 @@ export class HostDiagnostics {
   /** Kept, logged (when `log`) and emitted, without a limiter. */
   record(d: HostDiagnostic, log: boolean): void {
     d.message = boundedMessage(d.message);
+    const secrets = d.extension === undefined ? undefined : this.byName.get(d.extension)?.security.secrets;
+    if (secrets !== undefined && secrets.length > 0) d.message = redact(d.message, secrets);
     if (d.extension !== undefined && d.logPath === undefined) {
       const logPath = this.byName.get(d.extension)?.logPath;
       if (logPath !== undefined) d.logPath = logPath;

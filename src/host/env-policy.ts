@@ -86,9 +86,4 @@ function lookupIn(env: NodeJS.ProcessEnv, name: string, windows: boolean): strin
   return key === undefined ? undefined : env[key];
 }
 
-/** `text` with every secret value replaced by `***`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, '***');
-  return out;
-}
+export { redact } from '../process/redact.js';

@@ -4,6 +4,7 @@ import type { HostContext } from './context.js';
 import { becomeReady } from './extension-state.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { closePanelFrame, renderPanelFrame } from './panels.js';
+import { permits, permittedNames } from './permission-check.js';
 import { registerCommand, registerTool, subscribe } from './registrations.js';
 
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
@@ -15,14 +16,17 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
   if (ext.state === 'starting') ext.lastFrameAt = performance.now();
   switch (frame.type) {
     case 'register_command':
+      if (!permits(ctx, ext, 'commands')) return;
       return registerCommand(ctx, ext, frame.name, frame.description ?? '');
     case 'register_tool':
+      if (!permits(ctx, ext, 'tools')) return;
       return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false);
     case 'subscribe':
-      return subscribe(ctx, ext, frame.events ?? [], frame.intercept ?? []);
+      return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
     case 'ready':
       return becomeReady(ctx, ext, 'ready');
     case 'notify': {
+      if (!permits(ctx, ext, 'notes')) return;
       let level = frame.level ?? 'info';
       if (!KNOWN_LEVELS.has(level)) {
         ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
@@ -32,15 +36,18 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return;
     }
     case 'clear_notes':
+      if (!permits(ctx, ext, 'notes')) return;
       ctx.out.call('clearNotes', { extension: ext.name });
       return;
     case 'submit':
-      if (frame.text.trim().length === 0) return;
+      if (frame.text.trim().length === 0 || !permits(ctx, ext, 'submit')) return;
       ctx.out.call('submit', { extension: ext.name, text: frame.text });
       return;
     case 'panel_render':
+      if (!permits(ctx, ext, 'panels')) return;
       return renderPanelFrame(ctx, ext, frame);
     case 'panel_close':
+      if (!permits(ctx, ext, 'panels')) return;
       return closePanelFrame(ctx, ext, frame.panel_id);
     case 'shutdown_ack':
       return;

@@ -5,6 +5,8 @@ import type { ExtensionProcess } from '../process/extension-process.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Supervisor } from './supervisor.js';
 import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
+import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
+import { scopeNames } from './permissions.js';
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */
 export interface ExtensionSpec {
@@ -14,6 +16,10 @@ export interface ExtensionSpec {
   exec?: string;
   args?: readonly string[];
   memory?: InMemoryExtension;
+  /** The manifest's `env` (variable names it needs). */
+  envDeclared?: readonly string[] | undefined;
+  /** The manifest's `permissions`. */
+  permissionsRequested?: readonly string[] | undefined;
 }
 
 /** A host diagnostic about an extension, as its limiter carries it. */
@@ -73,6 +79,10 @@ export class LoadedExtension {
   carried: Carried | undefined;
   /** This process was given up by a restart (crash or manual): its events are ignored. */
   retired = false;
+  /** Its environment and permission scope (extension-security.ts). */
+  security: ExtensionSecurity = UNRESTRICTED;
+  /** Frames refused by its permission scope, per scope (permission-check.ts). */
+  readonly refusals = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -168,6 +178,7 @@ export class LoadedExtension {
       order: this.order,
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
+      permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
     };
   }
 }

@@ -2,6 +2,7 @@ import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { ExtensionProcess } from '../process/extension-process.js';
 import { loadCodec } from '../protocol/decode-line.js';
@@ -35,7 +36,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     home: ctx.home,
     explicit: options.explicit ?? [],
     discover: options.discover ?? true,
-    env: options.env,
+    env: typeof options.env === 'object' ? options.env : undefined,
   });
   // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
   const [found] = await Promise.all([discovery.discover(), loadCodec()]);
@@ -51,12 +52,13 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
     else if (toStart.some((s) => nameKey(s.name) === nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
-    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [] });
+    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
   }
   ctx.adapterList = undefined;
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
+  for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
   await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
@@ -75,10 +77,11 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     const supervisor = new Supervisor(resolveRestartPolicy(options.restart));
     slot = { spec, supervisor, lifecycle: new Lifecycle(spec.name, (change) => stateChanged(ctx, spec.name, supervisor, change)), carry: undefined };
   }
+  const security = securityFor(ctx, spec);
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
-    launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: options.env },
+    launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: security.env },
     logDir: ctx.logDir,
     host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
     timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
@@ -86,8 +89,11 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     maxOutboundBytes: options.maxOutboundBytes,
     logMaxBytes: options.logMaxBytes,
     idPrefix: `${order}`,
+    secrets: security.secrets,
   });
-  return new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
+  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
+  ext.security = security;
+  return ext;
 }
 
 /**

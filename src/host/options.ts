@@ -51,6 +51,13 @@ const inMemory: Check = (v) =>
     ? undefined
     : 'an array of { name: string, connect: function, dir?: string }';
 
+const scopeCheck = (v: unknown): boolean =>
+  v === 'all' || v === 'none' || (isObject(v) && Object.values(v).every((f) => f === undefined || typeof f === 'boolean' || (Array.isArray(f) && f.every((n) => typeof n === 'string'))));
+const permissionsCheck: Check = (v) =>
+  isObject(v) && (v.default === undefined || scopeCheck(v.default)) && (v.byExtension === undefined || (isObject(v.byExtension) && Object.values(v.byExtension).every(scopeCheck)))
+    ? undefined
+    : "{ default?: Scope, byExtension?: { [name]: Scope } } where a Scope is 'all', 'none' or { commands?, tools?, events?, intercept?, submit?, panels?, notes? } of booleans or name lists";
+
 /** Each option's check; an option not listed here is not checked (a later addition, or unknown). */
 const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   cwd: string,
@@ -67,7 +74,10 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   callbacks: object,
   timeouts: object,
   logDir: string,
-  env: object,
+  env: (v) => (v === 'inherit' || v === 'minimal' || isObject(v) ? undefined : "'inherit', 'minimal' or an object (the exact environment)"),
+  envAllow: strings,
+  envByExtension: object,
+  permissions: permissionsCheck,
   maxFrameBytes: bytes,
   maxOutboundBytes: bytes,
   revalidateIntercepts: boolean,

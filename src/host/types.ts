@@ -3,6 +3,7 @@ import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 import type { RestartPolicy } from './restart-policy.js';
+import type { SecurityOptions } from './security-options.js';
 
 export type { RestartPolicy } from './restart-policy.js';
 
@@ -118,7 +119,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions {
+export interface ExtensionHostOptions extends SecurityOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -145,8 +146,6 @@ export interface ExtensionHostOptions {
   timeouts?: HostTimeouts | undefined;
   /** Where `ext-<name>.log` files go. @default <home>/logs */
   logDir?: string | undefined;
-  /** Environment of extension processes. @default process.env (inherited, as zot does) */
-  env?: NodeJS.ProcessEnv | undefined;
   /** Largest frame accepted from an extension, in bytes. @default 4 MiB */
   maxFrameBytes?: number | undefined;
   /**
@@ -237,6 +236,8 @@ export interface ExtensionInfo {
   latePanelFrames: number;
   /** How often it has been restarted (by the `restart` policy or `host.restart()`) since start/reload. */
   restarts: number;
+  /** What it may do (permission names, docs/security.md); what its manifest requested, if anything. */
+  permissions: { granted: string[]; requested: string[] | undefined };
 }
 
 export interface CommandInfo {

@@ -34,6 +34,18 @@ export const Manifest = z.looseObject({
   description: opt(z.string()),
   /** Skill directories (scanned recursively for SKILL.md) or direct SKILL.md paths, relative to the manifest. */
   skills: opt(z.array(z.string().min(1, 'a skills entry must not be empty'))),
+  /**
+   * Environment variables it needs (names). Under the host's `env: 'minimal'` they are passed when
+   * the embedder allows them (`envAllow`); a missing one is a doctor warning. Their values never
+   * appear in the host's diagnostics or log lines.
+   */
+  env: opt(z.array(z.string().min(1, 'an env entry must not be empty'))),
+  /**
+   * What it needs to do (docs/security.md): `commands`, `tools`, `events` / `events:<name>`,
+   * `intercept` / `intercept:<event>`, `submit`, `panels`, `notes`. When present, the host never
+   * grants more than this (nor more than its own policy).
+   */
+  permissions: opt(z.array(z.string())),
   /** `false` disables the extension without removing it. @default true */
   enabled: z.preprocess((v) => (v === null ? undefined : v), z.boolean().default(true)),
 });

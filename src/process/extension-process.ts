@@ -16,6 +16,7 @@ import { faultEnding } from './faults.js';
 import { HelloWait } from './hello-wait.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats } from './types.js';
+import { redact } from './redact.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
@@ -104,7 +105,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   /** Appends a `[host]` line to this extension's log. */
   logLine(message: string): void {
-    void this.log.write(message);
+    const { secrets } = this.options;
+    void this.log.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
   }
 
   /**

@@ -38,6 +38,8 @@ export interface ExtensionProcessOptions {
   maxFrameBytes?: number | undefined;
   /** Log rotation size (see ExtensionLog). @default 5 MiB */
   logMaxBytes?: number | undefined;
+  /** Values never written to the log's `[host]` lines (replaced by `***`): the declared secrets. */
+  secrets?: readonly string[] | undefined;
   /** Bound of the outbound buffer: over it, one-way frames are dropped. @default 8 MiB */
   maxOutboundBytes?: number | undefined;
   /** Prefix of correlation ids. @default the name */

@@ -94,6 +94,10 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     const subs = info.subscriptions;
     if (subs.events.length > 0) out.line(`    events: ${safe(subs.events.join(', '))}`);
     if (subs.intercept.length > 0) out.line(`    intercepts: ${subs.intercept.join(', ')}`);
+    const { granted, requested } = info.permissions;
+    if (requested !== undefined || granted.length < 7) {
+      out.line(`    permissions: ${safe(granted.length === 0 ? '(none)' : granted.join(', '))}${requested === undefined ? '' : ` (requested: ${safe(requested.length === 0 ? '(none)' : requested.join(', '))})`}`);
+    }
     for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${safe(d.message)}`);
     out.line(`    log: ${safe(info.logPath)}`);
   }

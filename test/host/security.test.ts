@@ -1,0 +1,110 @@
+// Permission scopes on the wire, the environment policy and secret redaction, over real fixtures.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/errors.js';
+import type { CommandOutcome } from '../../src/host/types.js';
+import { fixture } from '../helpers/fixtures.js';
+import { hostKit, textOf } from '../helpers/host.js';
+
+const kit = hostKit();
+const kitchen = fixture('extensions/kitchen');
+const guard = fixture('extensions/guard');
+const envDump = fixture('faults/env-dump');
+const TOKEN = 'zot-test-secret-4711';
+const failureOf = (o: CommandOutcome) => (o.handled ? o.failure : undefined);
+
+describe('permission scopes', { timeout: 30_000 }, () => {
+  it('refuses what the scope lacks, with one diagnostic per scope, and nothing reaches the agent', async () => {
+    const { host, rec } = await kit.start({ explicit: [kitchen], permissions: { default: { commands: true } } });
+    expect(host.commands().length).toBeGreaterThan(0);
+    expect(host.tools()).toEqual([]);
+    const info = host.extensions()[0]!;
+    expect(info.permissions).toEqual({ granted: ['commands'], requested: undefined });
+    expect(info.subscriptions.events).toEqual([]);
+    // /bg sends notify and submit: both refused; the command itself still answers.
+    for (let i = 0; i < 3; i++) expect(failureOf(await host.runCommand('/bg job'))).toBeUndefined();
+    const panel = await host.runCommand('/panel');
+    expect(failureOf(panel)?.code).toBe(ErrorCode.PERMISSION_DENIED);
+    expect(rec.of('notify')).toEqual([]);
+    expect(rec.of('submit')).toEqual([]);
+    expect(rec.of('openPanel')).toEqual([]);
+    const denied = host.diagnostics().filter((d) => d.code === 'PERMISSION_DENIED');
+    expect(denied.map((d) => d.message.match(/do not include "?(\w+)/)?.[1]).sort()).toEqual(['events', 'notes', 'panels', 'submit', 'tools']);
+    expect(denied.every((d) => d.extension === 'kitchen' && d.logPath === info.logPath)).toBe(true);
+  });
+
+  it('byExtension and lists: an interceptor without the intercept scope is not in the chain', async () => {
+    const { host } = await kit.start({ explicit: [guard, kitchen], permissions: { default: 'all', byExtension: { guard: { commands: true } } } });
+    const decision = await host.intercepts.toolCall({ toolId: 't1', toolName: 'bash', args: { command: 'rm -rf /' } });
+    expect(decision.block).toBe(false);
+    expect(host.extensions().find((e) => e.name === 'kitchen')!.permissions.granted).toEqual(['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes']);
+    const partial = await kit.start({ explicit: [kitchen], permissions: { default: { events: ['turn_start'] } } });
+    expect(partial.host.extensions()[0]!.subscriptions.events).toEqual(['turn_start']);
+  });
+
+  it("a manifest's request narrows the grant, never widens it, and unknown names are named", async () => {
+    // The manifest only: exec is the fixture's own program (its imports resolve from there).
+    const dir = path.join(kit.dir, 'kitchen-narrow');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'extension.json'), JSON.stringify({ name: 'kitchen', exec: path.join(kitchen, 'kitchen.mjs'), permissions: ['tools', 'submit', 'network'] }));
+    const { host } = await kit.start({ explicit: [dir], permissions: { default: { tools: true, commands: true } } });
+    expect(host.commands()).toEqual([]);
+    expect(host.tools().length).toBeGreaterThan(0);
+    expect(host.extensions()[0]!.permissions).toEqual({ granted: ['tools'], requested: ['tools', 'submit', 'network'] });
+    const messages = host.diagnostics().map((d) => d.message).join('\n');
+    expect(messages).toContain('unknown permission "network"');
+    expect(messages).toContain('kitchen requests submit, which the host\'s permissions do not grant');
+  });
+});
+
+describe('environment policy', { timeout: 30_000 }, () => {
+  const saved = { ...process.env };
+  beforeAll(() => {
+    process.env.ZOT_TEST_TOKEN = TOKEN;
+    process.env.ZOT_TEST_API_KEY = 'sk-should-not-leak';
+  });
+  afterAll(() => {
+    for (const key of ['ZOT_TEST_TOKEN', 'ZOT_TEST_API_KEY']) if (saved[key] === undefined) delete process.env[key];
+  });
+
+  const envOf = async (options: Parameters<typeof kit.start>[0]) => {
+    const { host } = await kit.start({ explicit: [envDump], ...options });
+    return { host, env: JSON.parse(textOf(await host.callTool('env', {}))) as Record<string, string> };
+  };
+
+  it("inherit (the default) passes the host's whole environment", async () => {
+    const { env } = await envOf({});
+    expect(env.ZOT_TEST_API_KEY).toBe('sk-should-not-leak');
+    expect(env.ZOT_TEST_TOKEN).toBe(TOKEN);
+  });
+
+  it('minimal passes the allowlist, the allowed declared variables and envByExtension only', async () => {
+    const { host, env } = await envOf({ env: 'minimal', envAllow: ['ZOT_TEST_TOKEN'], envByExtension: { 'env-dump': { MODE: 'ci' } } });
+    expect(env.ZOT_TEST_API_KEY).toBeUndefined();
+    expect(env.ZOT_TEST_TOKEN).toBe(TOKEN);
+    expect(env.PATH).toBe(process.env.PATH);
+    expect(env.MODE).toBe('ci');
+    expect(Object.keys(env).every((k) => ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR', 'TZ', 'ZOT_TEST_TOKEN', 'MODE'].includes(k) || k.startsWith('LC_'))).toBe(true);
+    const missing = host.diagnostics().filter((d) => d.code === 'ENV_MISSING');
+    expect(missing.map((d) => d.message)).toEqual(['env-dump declares the environment variable ZOT_TEST_UNSET, not passed: env is \'minimal\' and envAllow does not list it']);
+  });
+
+  it('a declared variable not allowed is not passed; an object env stays the exact environment', async () => {
+    const denied = await envOf({ env: 'minimal' });
+    expect(denied.env.ZOT_TEST_TOKEN).toBeUndefined();
+    const exact = await envOf({ env: { PATH: process.env.PATH, ONLY: '1' } });
+    expect(Object.keys(exact.env).sort()).toEqual(['ONLY', 'PATH']);
+  });
+
+  it("declared secret values never appear in the host's diagnostics or log lines", async () => {
+    const { host } = await envOf({ env: 'minimal', envAllow: ['ZOT_TEST_*'] });
+    await host.runCommand('/leak');
+    const level = host.diagnostics().find((d) => d.code === 'UNKNOWN_LEVEL');
+    expect(level?.message).toContain('level-***');
+    expect(JSON.stringify(host.diagnostics())).not.toContain(TOKEN);
+    const logPath = host.extensions()[0]!.logPath;
+    await host.stop();
+    expect(readFileSync(logPath, 'utf8')).not.toContain(TOKEN);
+  });
+});
