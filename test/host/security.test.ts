@@ -108,3 +108,39 @@ describe('environment policy', { timeout: 30_000 }, () => {
     expect(readFileSync(logPath, 'utf8')).not.toContain(TOKEN);
   });
 });
+
+describe('docs/security.md examples', { timeout: 30_000 }, () => {
+  it('the permission policy of the docs', async () => {
+    const { create } = kit;
+    const { host } = create({
+      explicit: [guard, kitchen],
+      // docs/security.md: the options as shown there.
+      permissions: {
+        default: { commands: true, tools: true, notes: true },                // every extension not listed
+        byExtension: {
+          guard: { intercept: ['tool_call'] },                                // a policy guard: nothing else
+          prompts: { intercept: ['before_agent_start'] },                     // sees the whole system prompt
+          todo: { commands: true, panels: true, events: ['turn_end'] },
+          trusted: 'all',
+        },
+      },
+    });
+    await host.start();
+    expect((await host.intercepts.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'rm -rf /' } })).block).toBe(true);
+    expect(host.commands().every((c) => c.extension === 'kitchen')).toBe(true);
+    expect(host.extensions().find((e) => e.name === 'kitchen')!.subscriptions.events).toEqual([]);
+  });
+
+  it('the environment policy of the docs', async () => {
+    const { host } = kit.create({
+      explicit: [envDump],
+      env: 'minimal',
+      envAllow: ['GITHUB_TOKEN', 'JIRA_*'],
+      envByExtension: { deploy: { DEPLOY_ENV: 'staging' } },
+    });
+    await host.start();
+    const env = JSON.parse(textOf(await host.callTool('env', {}))) as Record<string, string>;
+    expect(env.ZOT_TEST_TOKEN).toBeUndefined();
+    expect(env.DEPLOY_ENV).toBeUndefined();
+  });
+});
