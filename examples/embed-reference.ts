@@ -219,7 +219,7 @@ try {
   await until(() => saw('panel render todos-main:   □ ship panel api | › □ persist state'));
   host.panelKey(panel.panelId, 'rune', 'x');       // a typed character
   await until(() => saw('panel render todos-main:   □ ship panel api | › ✓ persist state'));
-  host.closePanel(panel.panelId);                  // Esc / Ctrl+C in your UI: the extension gets panel_close
+  host.closePanel(panel.panelId, { extension: panel.extension });   // Esc / Ctrl+C in your UI: the extension gets panel_close
   await until(() => saw('note [todo] info: todo panel closed'));
   assert.deepEqual(host.openPanels(), []);
 

@@ -24,6 +24,7 @@ export type {
   LoadedReport,
   NoteView,
   Origin,
+  PanelCallOptions,
   PanelKey,
   PanelView,
   ReadyVia,

@@ -11,6 +11,7 @@ import {
   type InterceptPolicy,
   type HostEvents,
   type NoteView,
+  type PanelCallOptions,
   type PanelKeyName,
   type PanelView,
   InterceptChain,
@@ -43,6 +44,19 @@ describe('public types', () => {
     expectTypeOf<'up' | 'down' | 'left' | 'right' | 'enter' | 'esc' | 'tab' | 'pageup' | 'pagedown' | 'home' | 'end' | 'backspace' | 'delete' | 'rune'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
     expectTypeOf(host.panelKey).parameter(1).toEqualTypeOf<PanelKeyName | (string & {})>();
     expectTypeOf<'unknown'>().toMatchTypeOf<Parameters<typeof host.panelKey>[1]>();
+  });
+
+  it('panelKey / closePanel name a panel by (extension, panel id)', () => {
+    const host = new ExtensionHost({});
+    expectTypeOf(host.panelKey).parameters.toEqualTypeOf<[panelId: string, key: PanelKeyName | (string & {}), text?: string, options?: PanelCallOptions]>();
+    expectTypeOf(host.closePanel).parameters.toEqualTypeOf<[panelId: string, options?: PanelCallOptions]>();
+    expectTypeOf<PanelCallOptions['extension']>().toEqualTypeOf<string | undefined>();
+    host.panelKey('main', 'up');
+    host.panelKey('main', 'rune', 'x', { extension: 'todo' });
+    host.closePanel('main', { extension: undefined });
+    // @ts-expect-error extension is a name
+    host.closePanel('main', { extension: 1 });
+    expectTypeOf(host.openPanels).returns.toEqualTypeOf<{ panelId: string; extension: string }[]>();
   });
 
   it('options compile with exactOptionalPropertyTypes-style explicit undefined', () => {

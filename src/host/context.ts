@@ -50,8 +50,8 @@ export interface HostContext {
   /** Deferred tools activated since start. */
   readonly activated: Set<string>;
   readonly toolMappers: WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>;
-  /** Open panels and their owners. */
-  readonly panels: Map<string, LoadedExtension>;
+  /** Open panels: each panel id and the extensions that have it open (a panel is the pair), in open order. */
+  readonly panels: Map<string, LoadedExtension[]>;
   readonly closedPanels: ClosedPanels<LoadedExtension>;
   /** One chain step per extension that subscribed to an intercept. */
   readonly adapters: Map<LoadedExtension, ExtensionStep>;

@@ -20,7 +20,7 @@ import { closePanelByUser, openPanels, panelKey } from './panels.js';
 import { Registry } from './registry.js';
 import { restartByHand } from './restarts.js';
 import { announceTools, callTool, listTools } from './tools.js';
-import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
+import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
 
@@ -269,15 +269,20 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   /**
    * Sends a key to the extension that owns the panel. Returns false when no extension owns it. A key
    * name outside the spec's list (`PANEL_KEYS`) is forwarded as it is, as zot does (extensions ignore
-   * keys they do not know); only a key that is not a non-empty string is INVALID_ARGUMENT.
+   * keys they do not know); only a key that is not a non-empty string is INVALID_ARGUMENT. A panel is
+   * the pair (extension, panel id): when several extensions have `panelId` open, pass
+   * `{ extension }` (without it the call throws INVALID_ARGUMENT naming them).
    */
-  panelKey(panelId: string, key: PanelKey, text?: string): boolean {
-    return panelKey(this.ctx, panelId, key, text);
+  panelKey(panelId: string, key: PanelKey, text?: string, options?: PanelCallOptions): boolean {
+    return panelKey(this.ctx, panelId, key, text, options);
   }
 
-  /** The user closed a panel: tells its extension (`panel_close`). Returns false when no extension owns it. */
-  closePanel(panelId: string): boolean {
-    return closePanelByUser(this.ctx, panelId);
+  /**
+   * The user closed a panel: tells its extension (`panel_close`). Returns false when no extension owns
+   * it. When several extensions have `panelId` open, pass `{ extension }` (as for `panelKey`).
+   */
+  closePanel(panelId: string, options?: PanelCallOptions): boolean {
+    return closePanelByUser(this.ctx, panelId, options);
   }
 
   /** Open panels and their owners. */

@@ -2,43 +2,43 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CommandResponseFrame, PanelKeyName, PanelRenderFrame } from '../protocol/frames.js';
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
-import type { PanelKey, PanelView } from './types.js';
+import type { PanelCallOptions, PanelKey, PanelView } from './types.js';
+
+// A panel is the pair (extension, panel id): each extension has its own namespace of ids, so none
+// can squat or drive another's panel. `ctx.panels` maps an id to the extensions that have it open.
 
 type PanelSpec = NonNullable<CommandResponseFrame['open_panel']>;
 
 /** A command answered open_panel: the panel, or why it was refused. */
 export function openPanel(ctx: HostContext, ext: LoadedExtension, spec: PanelSpec): PanelView | ExtensionHostError {
-  const owner = ctx.panels.get(spec.id);
-  if (owner !== undefined && owner !== ext) {
-    refusePanel(ctx, ext, spec.id, owner, 'open_panel');
-    return new ExtensionHostError(ErrorCode.BAD_RESPONSE, `${ext.name}: panel ${JSON.stringify(spec.id)} is already shown by ${owner.name}`, { extension: ext.name, logPath: ext.logPath });
-  }
   const panel: PanelView = { extension: ext.name, panelId: spec.id, title: spec.title, lines: spec.lines ?? [], footer: spec.footer };
-  ctx.panels.set(spec.id, ext);
-  ctx.closedPanels.opened(spec.id);
+  const owners = ctx.panels.get(spec.id);
+  if (owners === undefined) ctx.panels.set(spec.id, [ext]);
+  else if (!owners.includes(ext)) owners.push(ext);
+  ctx.closedPanels.opened(spec.id, ext);
   ctx.out.call('openPanel', panel);
   return panel;
 }
 
-/** A panel_render frame; only the panel's owner may render it. */
+/** A panel_render frame; an extension renders only its own open panels. */
 export function renderPanelFrame(ctx: HostContext, ext: LoadedExtension, frame: PanelRenderFrame): void {
   if (!ownsPanel(ctx, ext, frame.panel_id, 'panel_render')) return;
   ctx.out.call('renderPanel', { extension: ext.name, panelId: frame.panel_id, title: frame.title, lines: frame.lines ?? [], footer: frame.footer });
 }
 
-/** A panel_close frame; only the panel's owner may close it. */
+/** A panel_close frame; an extension closes only its own open panels. */
 export function closePanelFrame(ctx: HostContext, ext: LoadedExtension, panelId: string): void {
   if (!ownsPanel(ctx, ext, panelId, 'panel_close')) return;
-  ctx.panels.delete(panelId);
+  removeOwner(ctx, panelId, ext);
   ctx.closedPanels.closed(panelId, ext);
   ctx.out.call('closePanel', { extension: ext.name, panelId, by: 'extension' });
 }
 
 function ownsPanel(ctx: HostContext, ext: LoadedExtension, panelId: string, what: string): boolean {
-  const owner = ctx.panels.get(panelId);
-  if (owner === ext) return true;
-  if (owner === undefined && latePanelFrame(ctx, ext, panelId, what)) return false;
-  refusePanel(ctx, ext, panelId, owner, what);
+  const owners = ctx.panels.get(panelId) ?? [];
+  if (owners.includes(ext)) return true;
+  if (latePanelFrame(ctx, ext, panelId, what)) return false;
+  refusePanel(ctx, ext, panelId, owners, what);
   return false;
 }
 
@@ -51,15 +51,27 @@ function latePanelFrame(ctx: HostContext, ext: LoadedExtension, panelId: string,
   return true;
 }
 
-function refusePanel(ctx: HostContext, ext: LoadedExtension, panelId: string, owner: LoadedExtension | undefined, what: string): void {
-  const message = owner === undefined ? `${ext.name}: ${what} for panel ${JSON.stringify(panelId)}, which is not open; refused` : `${ext.name}: ${what} for panel ${JSON.stringify(panelId)}, which belongs to ${owner.name}; refused`;
+function refusePanel(ctx: HostContext, ext: LoadedExtension, panelId: string, others: readonly LoadedExtension[], what: string): void {
+  const id = JSON.stringify(panelId);
+  const message = others.length === 0 ? `${ext.name}: ${what} for panel ${id}, which is not open; refused` : `${ext.name}: ${what} for panel ${id}, which belongs to ${names(others)}; refused`;
   ctx.diagnostics.diagnose({ code: 'PANEL_REFUSED', message, extension: ext.name, severity: 'warning' });
 }
 
+/** The extension whose panel `panelId` a call of the embedder means; throws when that is ambiguous. */
+function target(ctx: HostContext, call: string, panelId: string, options: PanelCallOptions | undefined): LoadedExtension | undefined {
+  const extension = options?.extension;
+  if (extension !== undefined && typeof extension !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${call}: options.extension must be a string, got ${JSON.stringify(extension)}`);
+  const owners = ctx.panels.get(panelId);
+  if (owners === undefined) return undefined;
+  if (extension !== undefined) return owners.find((ext) => ext.name === extension);
+  if (owners.length > 1) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${call}: panel ${JSON.stringify(panelId)} is open in several extensions (${names(owners)}); pass { extension } to say whose`);
+  return owners[0];
+}
+
 /** ExtensionHost.panelKey. */
-export function panelKey(ctx: HostContext, panelId: string, key: PanelKey, text?: string): boolean {
+export function panelKey(ctx: HostContext, panelId: string, key: PanelKey, text?: string, options?: PanelCallOptions): boolean {
   if (typeof key !== 'string' || key.length === 0) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: the key must be a non-empty string, got ${JSON.stringify(key)}`);
-  const owner = ctx.panels.get(panelId);
+  const owner = target(ctx, 'panelKey', panelId, options);
   if (owner === undefined || owner.state !== 'ready') return false;
   // The wire type names the spec's keys; another name goes out as it is.
   const name = key as PanelKeyName;
@@ -67,30 +79,42 @@ export function panelKey(ctx: HostContext, panelId: string, key: PanelKey, text?
 }
 
 /** ExtensionHost.closePanel: the user closed it. */
-export function closePanelByUser(ctx: HostContext, panelId: string): boolean {
-  const owner = ctx.panels.get(panelId);
+export function closePanelByUser(ctx: HostContext, panelId: string, options?: PanelCallOptions): boolean {
+  const owner = target(ctx, 'closePanel', panelId, options);
   if (owner === undefined) return false;
-  ctx.panels.delete(panelId);
+  removeOwner(ctx, panelId, owner);
   ctx.closedPanels.closed(panelId, owner);
   return owner.process.send({ type: 'panel_close', panel_id: panelId });
 }
 
 export function openPanels(ctx: HostContext): { panelId: string; extension: string }[] {
-  return [...ctx.panels].map(([panelId, ext]) => ({ panelId, extension: ext.name }));
+  const open: { panelId: string; extension: string }[] = [];
+  for (const [panelId, owners] of ctx.panels) for (const ext of owners) open.push({ panelId, extension: ext.name });
+  return open;
 }
 
-/** `ext` exited: its panels close, `by: 'exit'`. */
+/** `ext` exited: its panels close, `by: 'exit'`; other extensions' panels of the same ids stay. */
 export function closePanelsOf(ctx: HostContext, ext: LoadedExtension): void {
-  for (const [panelId, owner] of ctx.panels) {
-    if (owner !== ext) continue;
-    ctx.panels.delete(panelId);
+  for (const [panelId, owners] of ctx.panels) {
+    if (!owners.includes(ext)) continue;
+    removeOwner(ctx, panelId, ext);
     ctx.out.call('closePanel', { panelId, extension: ext.name, by: 'exit' });
   }
 }
 
 /** Every extension stops (stop, reload): every panel closes, `by: 'exit'`. */
 export function closeAllPanels(ctx: HostContext): void {
-  for (const [panelId, owner] of ctx.panels) ctx.out.call('closePanel', { panelId, extension: owner.name, by: 'exit' });
+  for (const [panelId, owners] of ctx.panels) for (const owner of owners) ctx.out.call('closePanel', { panelId, extension: owner.name, by: 'exit' });
   ctx.panels.clear();
   ctx.closedPanels.clear();
 }
+
+function removeOwner(ctx: HostContext, panelId: string, ext: LoadedExtension): void {
+  const owners = ctx.panels.get(panelId);
+  if (owners === undefined) return;
+  const rest = owners.filter((o) => o !== ext);
+  if (rest.length === 0) ctx.panels.delete(panelId);
+  else ctx.panels.set(panelId, rest);
+}
+
+const names = (exts: readonly LoadedExtension[]): string => exts.map((e) => e.name).join(', ');

@@ -59,6 +59,7 @@ export interface Origin {
 
 /** A panel as the UI should show it. */
 export interface PanelView extends Origin {
+  /** Unique per extension, not across them: a panel is the pair (`extension`, `panelId`). */
   panelId: string;
   title?: string | undefined;
   lines: string[];
@@ -98,9 +99,9 @@ export interface HostCallbacks {
   notify?: ((note: NoteView) => void) | undefined;
   /** Remove every note this extension pushed. */
   clearNotes?: ((origin: Origin) => void) | undefined;
-  /** Show a new panel and give it focus. */
+  /** Show a new panel and give it focus. `extension` + `panelId` identify a panel (two extensions may both open `main`). */
   openPanel?: ((panel: PanelView) => void) | undefined;
-  /** Redraw an open panel. */
+  /** Redraw the open panel (`extension`, `panelId`). */
   renderPanel?: ((panel: PanelView) => void) | undefined;
   /** A panel closed: its extension closed it (`by: 'extension'`), or the extension went away / the host stopped (`'exit'`). `host.closePanel()` does not call back. */
   closePanel?: ((panel: { panelId: string; by: 'extension' | 'exit' } & Origin) => void) | undefined;
@@ -391,3 +392,4 @@ export interface HostCallOptions {
   /** Deadline in ms; above 2^31-1 ms (Infinity included) there is none. @default the host's `timeouts.tool` / `timeouts.command` */
   timeoutMs?: number | undefined;
 }
+export type { PanelCallOptions } from './panel-types.js';

@@ -96,6 +96,23 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(r.code).toBe(0);
   });
 
+  it('keeps two extensions\' panels with the same id apart: :key and :close reach the focused one', async () => {
+    const r = await run([fixture('conflict/main-a'), fixture('conflict/main-b')], script('/main-a', '/main-b', ':key down', ':close', ':key up', ':close'));
+    const frame = (name: string, line: string) => [`┌─ ${name} [${name}] main`, `│ ${line}`, '└─'];
+    // The notes of the closed extensions race the other's frames: left out.
+    expect(r.stdout.split('\n').filter((l) => !l.includes('] info: '))).toEqual([
+      ...frame('main-a', 'main-a open'),
+      ...frame('main-b', 'main-b open'),
+      ...frame('main-b', 'main-b key down'),
+      '[main-b] panel main closed (by the user)',
+      ...frame('main-a', 'main-a key up'),
+      '[main-a] panel main closed (by the user)',
+      '',
+    ]);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+  });
+
   it('exits 1 after a failed line, with one error line per failure, and keeps going', async () => {
     const r = await run([ext('weather')], script('/nope', '!nope', '!weather {bad json', 'hello', '/weather'));
     expect(r.code).toBe(1);

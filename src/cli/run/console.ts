@@ -86,19 +86,19 @@ export class RunConsole {
     notify: (n) => this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${safe(n.message)}`),
     clearNotes: (o) => this.screen.print(`[${safe(o.extension)}] notes cleared`),
     openPanel: (p) => {
-      const i = this.panels.findIndex((x) => x.panelId === p.panelId);
+      const i = this.indexOf(p);
       if (i !== -1) this.panels.splice(i, 1);
       this.panels.push(p);
       this.screen.panel(p);
       this.onFocusChange?.();
     },
     renderPanel: (p) => {
-      const i = this.panels.findIndex((x) => x.panelId === p.panelId);
+      const i = this.indexOf(p);
       if (i !== -1) this.panels[i] = p;
       this.screen.panel(p);
-      this.panelChanged(p.panelId);
+      this.panelChanged(p);
     },
-    closePanel: (p) => this.panelClosed(p.panelId, p.extension, p.by === 'exit' ? 'its extension went away' : 'by the extension'),
+    closePanel: (p) => this.panelClosed(p, p.by === 'exit' ? 'its extension went away' : 'by the extension'),
     warning: (w) => this.warning(w),
   };
 
@@ -117,27 +117,32 @@ export class RunConsole {
     this.screen.error(`${this.screen.err.style('red', 'error')}: ${safe(message)}`);
   }
 
-  private panelClosed(panelId: string, extension: string, how: string): void {
-    const i = this.panels.findIndex((x) => x.panelId === panelId);
+  /** A panel is the pair (extension, panelId): two extensions may both show `main`. */
+  private indexOf(panel: PanelRef): number {
+    return this.panels.findIndex((x) => x.panelId === panel.panelId && x.extension === panel.extension);
+  }
+
+  private panelClosed(panel: PanelRef, how: string): void {
+    const i = this.indexOf(panel);
     if (i !== -1) this.panels.splice(i, 1);
-    this.screen.print(`[${safe(extension)}] panel ${safe(panelId)} closed (${how})`);
-    this.panelChanged(panelId);
+    this.screen.print(`[${safe(panel.extension)}] panel ${safe(panel.panelId)} closed (${how})`);
+    this.panelChanged(panel);
     this.onFocusChange?.();
   }
 
-  private panelChanged(panelId: string): void {
-    const waiters = this.panelWaiters.get(panelId);
-    this.panelWaiters.delete(panelId);
+  private panelChanged(panel: PanelRef): void {
+    const waiters = this.panelWaiters.get(waiterKey(panel));
+    this.panelWaiters.delete(waiterKey(panel));
     for (const resolve of waiters ?? []) resolve();
   }
 
   /** Resolves at the panel's next render or close, or after keyWaitMs. */
-  private nextPanelFrame(panelId: string): Promise<void> {
+  private nextPanelFrame(panel: PanelRef): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.keyWaitMs);
       timer.unref();
-      const waiters = this.panelWaiters.get(panelId) ?? new Set();
-      this.panelWaiters.set(panelId, waiters);
+      const waiters = this.panelWaiters.get(waiterKey(panel)) ?? new Set();
+      this.panelWaiters.set(waiterKey(panel), waiters);
       waiters.add(done);
       function done() {
         clearTimeout(timer);
@@ -154,14 +159,14 @@ export class RunConsole {
       this.fail('no panel is open');
       return Promise.resolve();
     }
-    const next = this.nextPanelFrame(panel.panelId);
+    const next = this.nextPanelFrame(panel);
     try {
-      if (this.host!.panelKey(panel.panelId, key, text)) return next;
+      if (this.host!.panelKey(panel.panelId, key, text, { extension: panel.extension })) return next;
       this.fail(`panel ${panel.panelId} is not open any more`);
     } catch (err) {
       this.fail((err as Error).message);
     }
-    this.panelChanged(panel.panelId);
+    this.panelChanged(panel);
     return next;
   }
 
@@ -169,8 +174,8 @@ export class RunConsole {
   closeFocused(): void {
     const panel = this.focused;
     if (panel === undefined) return this.fail('no panel is open');
-    this.host!.closePanel(panel.panelId);
-    this.panelClosed(panel.panelId, panel.extension, 'by the user');
+    this.host!.closePanel(panel.panelId, { extension: panel.extension });
+    this.panelClosed(panel, 'by the user');
   }
 
   /** Runs one input line to completion. */
@@ -329,3 +334,6 @@ function parseObject(text: string, what: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what}: the arguments must be a JSON object`);
   return value as Record<string, unknown>;
 }
+
+type PanelRef = { extension: string; panelId: string };
+const waiterKey = (panel: PanelRef): string => JSON.stringify([panel.extension, panel.panelId]);
