@@ -4,7 +4,7 @@ import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
-import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, HelloAckFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { type CodecModule, type DecodedFrame, decodeLine, isLineProblem, loadCodec } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
@@ -17,6 +17,8 @@ import { HelloWait } from './hello-wait.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats } from './types.js';
 import { redact } from './redact.js';
+import { negotiate } from './negotiation.js';
+import type { ProtocolCapability } from '../protocol/names.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
@@ -34,6 +36,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   readonly logPath: string;
   readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
   hello: HelloFrame | undefined;
+  /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
+  capabilities: readonly ProtocolCapability[] = [];
   private readonly log: ExtensionLog;
   private readonly options: ExtensionProcessOptions;
   private readonly transport: Transport;
@@ -223,8 +227,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     const { host } = this.options;
     this.state = 'running';
+    const negotiated = (this.capabilities = negotiate(frame.capabilities));
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    this.send({
+    const ack: HelloAckFrame = {
       type: 'hello_ack',
       protocol_version: PROTOCOL_VERSION,
       zot_version: host.hostVersion,
@@ -233,7 +238,10 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       cwd: host.cwd,
       extension_dir: this.dir,
       data_dir: this.dir,
-    });
+    };
+    // Without a negotiated extension, the bytes stay zot's.
+    if (negotiated.length > 0) ack.capabilities = negotiated;
+    this.send(ack);
     this.helloWait?.accept(frame);
   }
 

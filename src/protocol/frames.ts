@@ -10,7 +10,7 @@
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
  */
 import { z } from 'zod';
-import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS } from './names.js';
+import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS, PROTOCOL_CAPABILITIES } from './names.js';
 
 // The name lists live in names.ts (no zod there: the main entry imports them); the frame unions
 // below list their members in the same order (test/protocol/names.test.ts, names.test-d.ts).
@@ -224,6 +224,8 @@ export const HelloAckFrame = z.object({
   cwd: z.string(),
   extension_dir: z.string(),
   data_dir: z.string(),
+  /** The negotiated protocol extensions; absent when none (docs/protocol.md). */
+  capabilities: z.array(z.enum(PROTOCOL_CAPABILITIES)).optional(),
 });
 export type HelloAckFrame = z.infer<typeof HelloAckFrame>;
 
