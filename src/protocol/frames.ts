@@ -209,6 +209,19 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
+
+/** Longest `progress.message` accepted (the SDKs send at most this many characters). */
+export const MAX_PROGRESS_MESSAGE = 1000;
+
+/** Capability "progress" (docs/protocol.md): not in ExtensionFrame, accepted only once negotiated. */
+export const ProgressFrame = z.object({
+  type: z.literal('progress'),
+  id: z.string(),
+  message: opt(z.string().max(MAX_PROGRESS_MESSAGE)),
+  progress: opt(z.number().finite()),
+  total: opt(z.number().finite()),
+});
+export type ProgressFrame = z.infer<typeof ProgressFrame>;
 export type ExtensionFrameType = ExtensionFrame['type'];
 
 // ---------------------------------------------------------------------------------------------
@@ -347,3 +360,7 @@ export const HostFrame = z.union([
 ]);
 /** Any frame the host may send to an extension. */
 export type HostFrame = z.infer<typeof HostFrame>;
+
+/** Capability "cancel" (docs/protocol.md): not in HostFrame, sent only once negotiated. */
+export const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.enum(['aborted', 'timeout']) });
+export type CancelFrame = z.infer<typeof CancelFrame>;
