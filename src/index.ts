@@ -7,6 +7,7 @@ export type { ExtensionHostErrorJSON, ExtensionHostErrorOptions } from './errors
 // The host
 export { ExtensionHost } from './host/host.js';
 export type { HostCallOptions } from './host/host.js';
+export type { CallProgress, ToolProgress } from './host/call-options.js';
 export type {
   CommandInfo,
   CommandOutcome,

@@ -2,13 +2,13 @@
 // map, per-request deadlines, settling everything at the end, and the bounded outbound queue.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeRequest, requestLine } from '../protocol/encode.js';
-import type { ExtensionFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
-import { fail, type Pending, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
+import { fail, type Pending, type ProgressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
 export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
@@ -33,9 +33,24 @@ export interface ConnectionOptions {
   disconnect(error: ExtensionHostError, reason: 'stdin_blocked'): void;
   /** True once the owner is done with the connection (disconnected or closed): the stuck watch then stays quiet. */
   isOver(): boolean;
+  /** A `[host]` line in the extension's log. */
+  log?(message: string): void;
 }
 
+/** How many cancelled ids are remembered, to tell their late answers from unknown ids. */
+export const MAX_CANCELLED_IDS = 256;
+
+/** A progress frame's fate: delivered, for a request cancelled a moment ago (dropped quietly), or for no request. */
+export type ProgressOutcome = Pending | 'cancelled' | undefined;
+
 const RESOLVED = Promise.resolve();
+
+/** The watch of a request that asked for progress or for deadlines that progress restarts. */
+function progressWatch(options: RequestOptions, timeoutMs: number | undefined): ProgressWatch {
+  const reset = options.resetTimeoutOnProgress === true && timeoutMs !== undefined && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+  const maxTotalMs = reset === undefined ? Infinity : (options.maxTotalTimeoutMs ?? reset * 10);
+  return { onProgress: options.onProgress, resetMs: reset, until: performance.now() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
+}
 
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
 const MAX_BATCH_LINES = 8;
@@ -62,6 +77,10 @@ export class Connection {
   private flushScheduled = false;
   /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
   private requestWritten = false;
+  /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
+  cancels = false;
+  /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
+  private cancelled: Set<string> | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -107,6 +126,7 @@ export class Connection {
     if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), mapper);
     }
+    const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
     return new Promise<unknown>((resolve, reject) => {
       const entry: Pending = {
         id,
@@ -119,13 +139,20 @@ export class Connection {
         end: this.charsPushed + line.length,
         line,
         closesStdin: options?.closeStdinOnWriteTimeout === true,
+        frame,
+        watch,
         settled: false,
         cleanup: undefined,
       };
       // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS) entry.deadline = this.deadlines.join(entry, timeoutMs);
+      const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
+      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.deadlines.join(entry, first);
       if (signal !== undefined) {
-        const onAbort = () => this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
+        const onAbort = () => {
+          const pending = this.pending.has(id);
+          this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
+          if (pending && this.cancels) this.cancel(id, 'aborted');
+        };
         signal.addEventListener('abort', onAbort, { once: true });
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
@@ -169,7 +196,10 @@ export class Connection {
   settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
     const entry = this.pending.get(id);
     if (entry === undefined) {
-      if (frame !== undefined) this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
+      if (frame === undefined) return;
+      // Once per cancelled id: the extension answered before it read the cancel, or ignored it.
+      if (this.cancelled?.delete(id) === true) this.options.log?.(`late ${frame.type} for cancelled request ${JSON.stringify(id)} dropped`);
+      else this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
       return;
     }
     this.pending.delete(id);
@@ -181,6 +211,21 @@ export class Connection {
     } else {
       succeed(entry, frame!);
     }
+  }
+
+  /** A `progress` frame: to its request's watch (a restarted deadline, onProgress); see ProgressOutcome. */
+  progress(frame: ProgressFrame): ProgressOutcome {
+    const entry = this.pending.get(frame.id);
+    if (entry === undefined) return this.cancelled?.has(frame.id) === true ? 'cancelled' : undefined;
+    const watch = entry.watch;
+    if (watch === undefined) return entry;
+    if (watch.resetMs !== undefined) {
+      const left = watch.until - performance.now();
+      if (left <= watch.resetMs) watch.capped = true;
+      this.deadlines.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
+    }
+    watch.onProgress?.(frame);
+    return entry;
   }
 
   /** Settles every pending request with `error`. */
@@ -200,6 +245,14 @@ export class Connection {
     this.stuck.stop();
     this.queue.clear();
     this.deadlines.clear();
+  }
+
+  /** Tells the extension to stop a request that settled here (aborted or timed out); bounded like any one-way frame. */
+  private cancel(id: string, reason: 'aborted' | 'timeout'): void {
+    const cancelled = (this.cancelled ??= new Set());
+    if (cancelled.size >= MAX_CANCELLED_IDS) cancelled.delete(cancelled.values().next().value!);
+    cancelled.add(id);
+    this.sendLine(`{"type":"cancel","id":${JSON.stringify(id)},"reason":"${reason}"}\n`, 'cancel');
   }
 
   private release(entry: Pending): void {
@@ -230,7 +283,10 @@ export class Connection {
       this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
       return;
     }
-    this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms; see ${logPath}`));
+    const watch = entry.watch;
+    const total = watch?.capped === true ? ` (its total limit of ${watch.maxTotalMs} ms, progress or not)` : '';
+    this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
+    if (this.cancels) this.cancel(entry.id, 'timeout');
   }
 
   /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */

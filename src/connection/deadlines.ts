@@ -5,6 +5,8 @@
 // once the last of them settles, except for the newest group of each timeout, which is kept and
 // `refresh()`ed for the next tick's requests once all of its own have settled: one call at a time
 // then costs no timer setup at all. A kept timer that fires finds nothing left to time out.
+// An entry moved to a new deadline (move()) stays listed in its old group, which skips it: the
+// entry's `deadline` no longer names that group.
 
 /** What a deadline needs of a request. */
 export interface Timed {
@@ -72,6 +74,17 @@ export class Deadlines<T extends Timed> {
     if (group !== undefined && --group.live === 0 && this.kept.get(group.timeoutMs) !== group) this.clearGroup(group);
   }
 
+  /** Gives `entry` a new deadline of `timeoutMs` from now; its old group's timer skips it. */
+  move(entry: T, timeoutMs: number): void {
+    const old = entry.deadline as DeadlineGroup<T> | undefined;
+    if (old !== undefined && --old.live === 0 && this.kept.get(old.timeoutMs) !== old) this.clearGroup(old);
+    const wasOpen = this.open.has(timeoutMs);
+    entry.deadline = this.join(entry, timeoutMs);
+    // endTick() runs only after a tick that wrote something: a group opened here must not stay
+    // open for the requests of a later tick (its timer started now).
+    if (!wasOpen) this.open.delete(timeoutMs);
+  }
+
   /** The tick is over: its requests join new groups. */
   endTick(): void {
     // Map#clear() allocates a new table even when empty.
@@ -89,8 +102,8 @@ export class Deadlines<T extends Timed> {
     const { first, more } = group;
     group.first = undefined;
     group.more = undefined;
-    if (first !== undefined && !first.settled) this.onTimeout(first, group.timeoutMs);
-    if (more !== undefined) for (const entry of more) if (!entry.settled) this.onTimeout(entry, group.timeoutMs);
+    if (first !== undefined && !first.settled && first.deadline === group) this.onTimeout(first, group.timeoutMs);
+    if (more !== undefined) for (const entry of more) if (!entry.settled && entry.deadline === group) this.onTimeout(entry, group.timeoutMs);
   }
 
   private clearGroup(group: DeadlineGroup<T>): void {

@@ -1,6 +1,6 @@
 // What a request is: the frames that ask for an answer, their answers, and how a caller may wait.
 import type { ExtensionHostError } from '../errors.js';
-import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HostFrame, ToolResultFrame } from '../protocol/frames.js';
+import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HostFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
 export interface ResponseFor {
@@ -47,6 +47,24 @@ export interface RequestOptions {
    * `requestLine(head, id)`, the same bytes as encoding the frame again. @default undefined
    */
   head?: string | undefined;
+  /** Each `progress` frame the extension sends for this request (capability "progress"). @default undefined */
+  onProgress?: ((frame: ProgressFrame) => void) | undefined;
+  /** Each `progress` frame restarts the deadline (`timeoutMs`), up to `maxTotalTimeoutMs`. @default false */
+  resetTimeoutOnProgress?: boolean | undefined;
+  /** With `resetTimeoutOnProgress`: the request's deadline, from its start, however often it is reset. @default 10 × timeoutMs */
+  maxTotalTimeoutMs?: number | undefined;
+}
+
+/** What a request does with its `progress` frames; only requests that asked have one. */
+export interface ProgressWatch {
+  readonly onProgress: ((frame: ProgressFrame) => void) | undefined;
+  /** The deadline each progress frame restarts; undefined: progress does not touch the deadline. */
+  readonly resetMs: number | undefined;
+  /** performance.now() past which no reset reaches, and its length. */
+  readonly until: number;
+  readonly maxTotalMs: number;
+  /** The current deadline is the total limit's, not a restarted one. */
+  capped: boolean;
 }
 
 /**
@@ -75,6 +93,9 @@ export interface Pending {
   /** The encoded request, to take it back from the queue while none of it is written. */
   readonly line: string;
   readonly closesStdin: boolean;
+  /** The request as given (its `name`, for progress events). */
+  readonly frame: RequestFrame<RequestType>;
+  readonly watch: ProgressWatch | undefined;
   settled: boolean;
   cleanup: (() => void) | undefined;
 }

@@ -10,7 +10,7 @@ export function toolCallProblem(
   name: string,
   extension: string,
   args: unknown,
-  options: { timeoutMs?: number | undefined } | undefined,
+  options: { timeoutMs?: number | undefined; maxTotalTimeoutMs?: number | undefined } | undefined,
 ): ExtensionHostError | undefined {
   let problem: string | undefined;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) problem = 'args must be a JSON object';
@@ -19,6 +19,10 @@ export function toolCallProblem(
   const timeoutMs = options?.timeoutMs;
   if (problem === undefined && timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
     problem = `timeoutMs must be a number >= 0 (Infinity = no deadline), got ${String(timeoutMs)}`;
+  }
+  const maxTotal = options?.maxTotalTimeoutMs;
+  if (problem === undefined && maxTotal !== undefined && !(typeof maxTotal === 'number' && maxTotal >= 0)) {
+    problem = `maxTotalTimeoutMs must be a number >= 0, got ${String(maxTotal)}`;
   }
   return problem === undefined ? undefined : new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: ${problem}`, { extension });
 }

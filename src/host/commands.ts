@@ -3,6 +3,7 @@ import type { CommandResponseFrame } from '../protocol/frames.js';
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { openPanel } from './panels.js';
+import { progressOptions } from './progress.js';
 import { restartingError } from './restart-error.js';
 import type { CommandInfo, CommandOutcome, HostCallOptions, PanelView } from './types.js';
 import { panelRefusal, permits } from './permission-check.js';
@@ -37,7 +38,9 @@ export async function runCommand(ctx: HostContext, input: string | { name: strin
   if (ext.restarting) return { ...base, action: 'noop', failure: restartingError(ext, `/${command}`) };
   let response: CommandResponseFrame;
   try {
-    response = await ext.process.request({ type: 'command_invoked', name: command, args }, { timeoutMs: options.timeoutMs ?? ctx.timeouts.command, signal: options.signal });
+    const timeoutMs = options.timeoutMs ?? ctx.timeouts.command;
+    const requestOptions = options.onProgress === undefined ? { timeoutMs, signal: options.signal } : progressOptions(ext, command, options, timeoutMs, false);
+    response = await ext.process.request({ type: 'command_invoked', name: command, args }, requestOptions);
   } catch (err) {
     const failure = toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath });
     ctx.out.warn({ message: `/${command} failed: ${failure.message}`, extension: ext.name, logPath: ext.logPath, code: failure.code, error: failure });

@@ -11,6 +11,7 @@ import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';
 import { becomeReady, endExtension, stateChanged } from './extension-state.js';
 import { routeFrame } from './frame-router.js';
+import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle } from './lifecycle.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
@@ -117,6 +118,7 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   const proc = ext.process;
   proc.on('frame', (frame) => routeFrame(ctx, ext, frame));
   proc.on('diagnostic', (d) => ctx.diagnostics.fromProcess(ext, d));
+  proc.on('progress', (frame, request) => toolProgressEvent(ctx, ext, frame, request));
   proc.on('exit', (info) => onExtensionExit(ctx, ext, info));
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });

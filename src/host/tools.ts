@@ -4,6 +4,7 @@ import type { ToolResultFrame } from '../protocol/frames.js';
 import { toolCallProblem } from './call-args.js';
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
+import { progressOptions } from './progress.js';
 import { restartingError } from './restart-error.js';
 import { toolContent } from './tool-result.js';
 import type { HostCallOptions, ToolInfo, ToolResult } from './types.js';
@@ -33,7 +34,9 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   const invalid = toolCallProblem(name, ext.name, args, options);
   if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
   // The result is built when the response settles (no extra promise or microtask per call).
-  return ext.process.request({ type: 'tool_call', name, args }, { timeoutMs: options?.timeoutMs ?? ctx.timeouts.tool, signal: options?.signal }, toolMapper(ctx, ext));
+  const timeoutMs = options?.timeoutMs ?? ctx.timeouts.tool;
+  const requestOptions = options?.onProgress === undefined && options?.resetTimeoutOnProgress !== true ? { timeoutMs, signal: options?.signal } : progressOptions(ext, name, options, timeoutMs, true);
+  return ext.process.request({ type: 'tool_call', name, args }, requestOptions, toolMapper(ctx, ext));
 }
 
 function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<ToolResultFrame, ToolResult> {

@@ -2,9 +2,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { SecurityOptions } from './security-options.js';
 
+export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
 export type { RestartPolicy } from './restart-policy.js';
 
 /**
@@ -377,6 +379,8 @@ export interface HostEvents {
   'commands:changed': [commands: CommandInfo[]];
   diagnostic: [diagnostic: HostDiagnostic];
   warning: [warning: HostWarning];
+  /** A running tool call's progress report (capability "progress"), whoever made the call. */
+  'tool:progress': [progress: ToolProgress];
 }
 
 /**
@@ -384,12 +388,4 @@ export interface HostEvents {
  * (zot may send `unknown`).
  */
 export type PanelKey = PanelKeyName | (string & {});
-
-/** Options of `callTool` and `runCommand`. */
-export interface HostCallOptions {
-  /** Aborts the call; the result reports ABORTED. @default undefined */
-  signal?: AbortSignal | undefined;
-  /** Deadline in ms; above 2^31-1 ms (Infinity included) there is none. @default the host's `timeouts.tool` / `timeouts.command` */
-  timeoutMs?: number | undefined;
-}
 export type { PanelCallOptions } from './panel-types.js';

@@ -4,7 +4,7 @@ import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
-import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, HelloAckFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { type CodecModule, type DecodedFrame, decodeLine, isLineProblem, loadCodec } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
@@ -17,6 +17,7 @@ import { HelloWait } from './hello-wait.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats } from './types.js';
 import { redact } from './redact.js';
+import { negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
@@ -34,6 +35,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   readonly logPath: string;
   readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
   hello: HelloFrame | undefined;
+  /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
+  capabilities: readonly ProtocolCapability[] = [];
   private readonly log: ExtensionLog;
   private readonly options: ExtensionProcessOptions;
   private readonly transport: Transport;
@@ -75,6 +78,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       diagnose: (code, message) => this.diagnose(code, message),
       disconnect: (error, reason) => this.disconnect(error, reason),
       isOver: () => this.disconnected !== undefined || this.state === 'closed',
+      log: (message) => this.logLine(message),
     });
     this.transport.on('error', (fault) => this.onFault(fault));
     this.transport.on('exit', (exit) => this.onPeerExit(exit));
@@ -170,16 +174,22 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   private onLine(line: string): void {
     const decoded = decodeLine(line, this.codec);
-    if (isLineProblem(decoded)) this.onDecoded(decoded);
+    if (isLineProblem(decoded)) this.onDecoded(decoded, line);
     else this.onFrame(decoded);
   }
 
-  private onDecoded(decoded: DecodedFrame): void {
+  private onDecoded(decoded: DecodedFrame, line: string): void {
     if (decoded.ok) {
       this.onFrame(decoded.frame);
       return;
     }
     const { problem } = decoded;
+    // Not a frame of zot's: one only an extension that negotiated "progress" may send.
+    if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
+      this.stats.framesIn++;
+      progressLine(line, this.codec, this.connection, this);
+      return;
+    }
     this.stats.badLines++;
     if (problem.kind === 'invalid' && problem.id !== undefined && this.connection.has(problem.id)) {
       this.connection.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
@@ -223,8 +233,10 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     const { host } = this.options;
     this.state = 'running';
+    const negotiated = (this.capabilities = negotiate(frame.capabilities));
+    this.connection.cancels = negotiated.includes('cancel');
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    this.send({
+    const ack: HelloAckFrame = {
       type: 'hello_ack',
       protocol_version: PROTOCOL_VERSION,
       zot_version: host.hostVersion,
@@ -233,7 +245,10 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       cwd: host.cwd,
       extension_dir: this.dir,
       data_dir: this.dir,
-    });
+    };
+    // Without a negotiated extension, the bytes stay zot's.
+    if (negotiated.length > 0) ack.capabilities = negotiated;
+    this.send(ack);
     this.helloWait?.accept(frame);
   }
 
@@ -299,7 +314,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   /** Reported through the limiter: a flood costs a few lines and a summary per second. */
-  private diagnose(code: ProcessDiagnostic['code'], message: string): void {
+  diagnose(code: ProcessDiagnostic['code'], message: string): void {
     this.limiter.report(code, message, undefined);
   }
 

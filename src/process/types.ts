@@ -1,5 +1,6 @@
 // The options, events and diagnostics of one extension connection (ExtensionProcess).
-import type { ExtensionFrame } from '../protocol/frames.js';
+import type { RequestFrame, RequestType } from '../connection/requests.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import type { Launch } from '../transport/create.js';
 
 export interface ProcessTimeouts {
@@ -65,7 +66,8 @@ export interface ProcessDiagnostic {
     | 'HELLO_NAME_MISMATCH'
     | 'STDOUT_CLOSED'
     | 'OUTBOUND_DROPPED'
-    | 'STDIN_STUCK';
+    | 'STDIN_STUCK'
+    | 'PROGRESS_REFUSED';
   message: string;
   logPath: string;
 }
@@ -74,6 +76,8 @@ export interface ProcessEvents {
   /** Every frame after `hello` that is not a response to a request. */
   frame: [frame: ExtensionFrame];
   diagnostic: [diagnostic: ProcessDiagnostic];
+  /** A `progress` frame for a pending request (capability "progress"), after the request's own onProgress. */
+  progress: [frame: ProgressFrame, request: RequestFrame<RequestType>];
   /** Emitted once, when the connection is over (pending requests are settled before). */
   exit: [info: ExitInfo];
 }

@@ -1,7 +1,7 @@
 // The zod path of the frame decoder (see decode-line.ts, the one entry point), loaded on first use.
 import type { z } from 'zod';
 import { type CodecModule, type DecodedFrame, type DecodedLine, LineProblem, decodeLine, toDecodedFrame } from './decode-line.js';
-import { ExtensionFrame } from './frames.js';
+import { ExtensionFrame, ProgressFrame } from './frames.js';
 
 export { encodeFrame } from './encode.js';
 export { preview } from './decode-line.js';
@@ -28,7 +28,14 @@ export function schemaFrame(value: Record<string, unknown>, type: string): Decod
   });
 }
 
-const codec: CodecModule = { schemaFrame };
+/** @internal The `progress` schema's verdict on a parsed object of that type. */
+export function progressFrame(value: Record<string, unknown>): ProgressFrame | LineProblem {
+  const parsed = ProgressFrame.safeParse(value);
+  if (parsed.success) return parsed.data;
+  return new LineProblem({ kind: 'invalid', type: 'progress', message: `invalid progress frame (${describeIssues(parsed.error)})` });
+}
+
+const codec: CodecModule = { schemaFrame, progressFrame };
 
 /** Parses one line from an extension: JSON once, then the frame schema. Never throws. */
 export function decodeExtensionFrame(line: string): DecodedFrame {

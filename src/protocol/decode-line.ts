@@ -20,7 +20,7 @@
  * The same split serves the host -> extension events: `emit()` checks them without zod in
  * event-check.ts, again tested against the schema.
  */
-import type { ExtensionFrame } from './frames.js';
+import type { ExtensionFrame, ProgressFrame } from './frames.js';
 import { hotFrame } from './hot-frames.js';
 import { EXTENSION_FRAME_TYPES } from './names.js';
 
@@ -47,7 +47,7 @@ export class LineProblem {
 export type DecodedLine = ExtensionFrame | LineProblem;
 
 /** True when `decoded` is a problem, not a frame. */
-export function isLineProblem(decoded: DecodedLine): decoded is LineProblem {
+export function isLineProblem(decoded: { readonly type: unknown } | LineProblem): decoded is LineProblem {
   return decoded.type === undefined;
 }
 
@@ -55,6 +55,8 @@ export function isLineProblem(decoded: DecodedLine): decoded is LineProblem {
 export interface CodecModule {
   /** The schema's verdict on a parsed object whose `type` is a known extension frame type. */
   schemaFrame(value: Record<string, unknown>, type: string): DecodedLine;
+  /** The `progress` schema's verdict (capability "progress"). */
+  progressFrame(value: Record<string, unknown>): ProgressFrame | LineProblem;
 }
 
 let loading: Promise<CodecModule> | undefined;
@@ -102,6 +104,16 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
     return new LineProblem({ kind: 'invalid', type, message: `${type} frame not checked: the frame schemas are not loaded`, id: typeof id === 'string' ? id : undefined });
   }
   return codec.schemaFrame(value as Record<string, unknown>, type);
+}
+
+/**
+ * A `progress` line (decodeLine() calls it an unknown type: it is one for a plain zot extension),
+ * from an extension that negotiated "progress": the frame, or why it is not a valid one.
+ */
+export function decodeProgress(line: string, codec: CodecModule | undefined): ProgressFrame | LineProblem {
+  const value = JSON.parse(line) as Record<string, unknown>;
+  if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: 'progress frame not checked: the frame schemas are not loaded' });
+  return codec.progressFrame(value);
 }
 
 /** `decodeLine()`'s result as a `DecodedFrame` (a plain object either way). */

@@ -10,7 +10,7 @@
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
  */
 import { z } from 'zod';
-import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS } from './names.js';
+import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS, PROTOCOL_CAPABILITIES } from './names.js';
 
 // The name lists live in names.ts (no zod there: the main entry imports them); the frame unions
 // below list their members in the same order (test/protocol/names.test.ts, names.test-d.ts).
@@ -209,6 +209,19 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
+
+/** Longest `progress.message` accepted (the SDKs send at most this many characters). */
+export const MAX_PROGRESS_MESSAGE = 1000;
+
+/** Capability "progress" (docs/protocol.md): not in ExtensionFrame, accepted only once negotiated. */
+export const ProgressFrame = z.object({
+  type: z.literal('progress'),
+  id: z.string(),
+  message: opt(z.string().max(MAX_PROGRESS_MESSAGE)),
+  progress: opt(z.number().finite()),
+  total: opt(z.number().finite()),
+});
+export type ProgressFrame = z.infer<typeof ProgressFrame>;
 export type ExtensionFrameType = ExtensionFrame['type'];
 
 // ---------------------------------------------------------------------------------------------
@@ -224,6 +237,8 @@ export const HelloAckFrame = z.object({
   cwd: z.string(),
   extension_dir: z.string(),
   data_dir: z.string(),
+  /** The negotiated protocol extensions; absent when none (docs/protocol.md). */
+  capabilities: z.array(z.enum(PROTOCOL_CAPABILITIES)).optional(),
 });
 export type HelloAckFrame = z.infer<typeof HelloAckFrame>;
 
@@ -345,3 +360,7 @@ export const HostFrame = z.union([
 ]);
 /** Any frame the host may send to an extension. */
 export type HostFrame = z.infer<typeof HostFrame>;
+
+/** Capability "cancel" (docs/protocol.md): not in HostFrame, sent only once negotiated. */
+export const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.enum(['aborted', 'timeout']) });
+export type CancelFrame = z.infer<typeof CancelFrame>;

@@ -179,6 +179,13 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(result.code).toBe(1);
   });
 
+  it('prints the progress of a running !tool call as plain lines', async () => {
+    const r = await run([fixture('faults/long-tool')], script('!long {"steps":2,"ms":10}'));
+    expect(r.stdout).toContain('[long-tool] tool progress: step 1 (1/2)\n[long-tool] tool progress: step 2 (2/2)\n');
+    expect(r.stdout).toContain('done 2');
+    expect(r.code).toBe(0);
+  });
+
   it('--timeout bounds each call; a bad value is a usage error', async () => {
     const r = await run([fixture('faults/stuck-tool'), '--timeout', '100'], script('!stuck'));
     expect(r.stdout).toMatch(/\[stuck-tool\] stuck error: .*100 ms/);

@@ -74,6 +74,8 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
       cwd,
       extension_dir: dir,
       data_dir: dir,
+      // The SDKs declare cancel, progress and trace: the host grants the first two (issue 15).
+      ...(v.sdk ? { capabilities: ['cancel', 'progress'] } : {}),
     });
   });
 

@@ -108,16 +108,18 @@ describe('TestHost with capabilities', () => {
     expect(t.record.warnings).toEqual([]);
   });
 
-  it('changes nothing without capabilities: no progress, no trace context', async () => {
+  it('without capabilities runs through the real host: progress is granted by it (issue 15), no trace context', async () => {
     let seen: [boolean, string | undefined] | undefined;
     const ext = defineExtension({ name: 'worker' }).tool('work', {}, (args, ctx) => {
       seen = [ctx.progress({ message: 'x' }), ctx.traceparent];
       return JSON.stringify(args);
     });
     t = await createTestHost({ extensions: [ext] });
-    const result = await t.callTool('work', { x: 1 }, { traceparent: TRACEPARENT });
+    const got: unknown[] = [];
+    const result = await t.callTool('work', { x: 1 }, { traceparent: TRACEPARENT, onProgress: (p) => got.push(p.message) });
     expect(result).toMatchObject({ content: [{ type: 'text', text: '{"x":1}' }] });
-    expect(seen).toEqual([false, undefined]);
+    expect(seen).toEqual([true, undefined]);
+    expect(got).toEqual(['x']);
     expect(t.record.progress).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The line language of `zot-ext run`: each input line becomes one host call, and everything the
 // host asks the agent to do is printed.
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
-import type { HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
+import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import type { Screen } from './screen.js';
@@ -215,7 +215,7 @@ export class RunConsole {
     const { head: name, tail } = splitWord(rest);
     if (name === '') return this.fail('usage: !tool {json}');
     const args = parseObject(tail, `!${name}`);
-    const result = await host.callTool(name, args, this.callOptions());
+    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress: (p) => this.screen.print(progressLine(p)) });
     if (result.extension === undefined) {
       const names = host.tools().map((t) => t.name);
       return this.fail(`${result.failure?.message ?? `unknown tool ${name}`}; ${names.length > 0 ? `active tools: ${names.join(', ')}` : 'no active tools'}`);
@@ -337,3 +337,8 @@ function parseObject(text: string, what: string): Record<string, unknown> {
 
 type PanelRef = { extension: string; panelId: string };
 const waiterKey = (panel: PanelRef): string => JSON.stringify([panel.extension, panel.panelId]);
+/** `[ext] tool progress: message (progress/total)`: a plain line, on a terminal too. */
+export function progressLine(p: CallProgress): string {
+  const count = p.progress === undefined ? '' : p.total === undefined ? ` (${p.progress})` : ` (${p.progress}/${p.total})`;
+  return `[${safe(p.extension)}] tool progress: ${safe(p.message ?? '')}${count}`.trimEnd();
+}

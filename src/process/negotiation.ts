@@ -1,0 +1,39 @@
+// The protocol extensions this host speaks (docs/protocol.md, "Extensions to the zot protocol").
+import type { Connection } from '../connection/connection.js';
+import type { RequestFrame, RequestType } from '../connection/requests.js';
+import { type CodecModule, decodeProgress, isLineProblem } from '../protocol/decode-line.js';
+import type { ProgressFrame } from '../protocol/frames.js';
+import type { ProtocolCapability } from '../protocol/names.js';
+import type { ProcessDiagnostic } from './types.js';
+
+export type { ProtocolCapability };
+
+/** What the host grants when asked: `trace` is not implemented on the host side yet. */
+export const HOST_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress'];
+
+/** The negotiated subset of `declared` (hello.capabilities), in the host's order; empty for a plain zot extension. */
+export function negotiate(declared: readonly string[] | undefined): ProtocolCapability[] {
+  if (declared === undefined || declared.length === 0) return [];
+  return HOST_CAPABILITIES.filter((c) => declared.includes(c));
+}
+
+interface ProgressSink {
+  readonly stats: { badLines: number };
+  diagnose(code: ProcessDiagnostic['code'], message: string): void;
+  emit(event: 'progress', frame: ProgressFrame, request: RequestFrame<RequestType>): boolean;
+}
+
+/** A `progress` line of an extension that negotiated "progress": to its pending request, or a counted diagnostic. */
+export function progressLine(line: string, codec: CodecModule | undefined, connection: Connection, sink: ProgressSink): void {
+  const frame = decodeProgress(line, codec);
+  if (isLineProblem(frame)) {
+    sink.stats.badLines++;
+    sink.diagnose('INVALID_FRAME', frame.problem.message);
+    return;
+  }
+  const outcome = connection.progress(frame);
+  // A request cancelled a moment ago: the extension had not read the cancel yet.
+  if (outcome === 'cancelled') return;
+  if (outcome === undefined) sink.diagnose('PROGRESS_REFUSED', `progress for unknown or already settled id ${JSON.stringify(frame.id)} dropped`);
+  else sink.emit('progress', frame, outcome.frame);
+}
