@@ -44,13 +44,6 @@ function matches(patterns: readonly string[], name: string): boolean {
 export function environmentFor(inputs: EnvInputs): EnvResult {
   const { source, option = 'inherit', declared = [], allow = [], set } = inputs;
   const windows = (inputs.platform ?? process.platform) === 'win32';
-  const same = (a: string, b: string) => (windows ? a.toUpperCase() === b.toUpperCase() : a === b);
-  const lookup = (name: string): [key: string, value: string] | undefined => {
-    if (source[name] !== undefined) return [name, source[name]!];
-    if (!windows) return undefined;
-    const key = Object.keys(source).find((k) => same(k, name));
-    return key === undefined || source[key] === undefined ? undefined : [key, source[key]!];
-  };
   let env: NodeJS.ProcessEnv;
   const missing: EnvResult['missing'] = [];
   if (option === 'minimal') {
@@ -62,28 +55,29 @@ export function environmentFor(inputs: EnvInputs): EnvResult {
       if (base.includes(name) || MINIMAL_ENV_PREFIXES.some((p) => name.startsWith(p))) env[key] = value;
     }
     for (const name of declared) {
-      const found = lookup(name);
+      const found = lookup(source, name, windows);
       if (!matches(allow, name)) missing.push({ name, reason: 'not_allowed' });
       else if (found === undefined) missing.push({ name, reason: 'not_set' });
       else env[found[0]] = found[1];
     }
   } else {
     env = option === 'inherit' ? { ...source } : { ...option };
-    for (const name of declared) if (lookupIn(env, name, windows) === undefined) missing.push({ name, reason: 'not_set' });
+    for (const name of declared) if (lookup(env, name, windows) === undefined) missing.push({ name, reason: 'not_set' });
   }
   for (const [key, value] of Object.entries(set ?? {})) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const secrets = declared.map((name) => lookupIn(env, name, windows)).filter((v): v is string => v !== undefined && v.length >= 4);
+  const secrets = declared.map((name) => lookup(env, name, windows)?.[1]).filter((v): v is string => v !== undefined && v.length >= 4);
   return { env, missing, secrets };
 }
 
-function lookupIn(env: NodeJS.ProcessEnv, name: string, windows: boolean): string | undefined {
-  if (env[name] !== undefined) return env[name];
+/** The key and value of `name` in `env`; on Windows names are case-insensitive. */
+function lookup(env: NodeJS.ProcessEnv, name: string, windows: boolean): [key: string, value: string] | undefined {
+  if (env[name] !== undefined) return [name, env[name]!];
   if (!windows) return undefined;
   const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
+  return key === undefined || env[key] === undefined ? undefined : [key, env[key]!];
 }
 
 export { redact } from '../process/redact.js';

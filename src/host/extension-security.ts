@@ -3,7 +3,7 @@
 import type { HostContext } from './context.js';
 import { environmentFor } from './env-policy.js';
 import type { ExtensionSpec } from './loaded-extension.js';
-import { ALL, grantFor, permissionNameProblem, scopeNames, type GrantedScope } from './permissions.js';
+import { ALL, grantFor, permissionNameProblem, requestedScope, scopeNames, type GrantedScope } from './permissions.js';
 import type { HostDiagnostic } from './types.js';
 
 export interface ExtensionSecurity {
@@ -33,7 +33,7 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   }
   const granted = grantFor(options.permissions, spec.name, requested);
   if (requested !== undefined) {
-    const asked = scopeNames(grantFor(undefined, spec.name, requested));
+    const asked = scopeNames(requestedScope(requested));
     const got = new Set(scopeNames(granted));
     const denied = asked.filter((n) => !got.has(n));
     if (denied.length > 0) warnings.push({ code: 'PERMISSION_DENIED', severity: 'warning', extension: spec.name, message: `${spec.name} requests ${denied.join(', ')}, which the host's permissions do not grant` });

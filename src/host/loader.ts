@@ -48,11 +48,12 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   for (const memory of options.inMemory ?? []) {
     toStart.push({ name: memory.name, dir: memory.dir ?? ctx.cwd, source: 'memory', memory });
   }
+  const inMemory = new Set(toStart.map((s) => nameKey(s.name)));
   for (const ext of found.extensions) {
     if (ext.shadowedBy !== undefined) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
-    else if (toStart.some((s) => nameKey(s.name) === nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
+    else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
   }
   ctx.adapterList = undefined;

@@ -2,8 +2,10 @@
 // what hello.capabilities claims). Without a `permissions` option everything is allowed, as the spec
 // has it.
 
+import { INTERCEPT_NAMES, type InterceptEventName } from '../protocol/names.js';
+
 /** Events an extension may be allowed to intercept. */
-export type InterceptScope = 'tool_call' | 'turn_start' | 'assistant_message' | 'before_agent_start';
+export type InterceptScope = InterceptEventName;
 
 /**
  * What one extension may do. In a Scope object a missing field is NOT granted: `{ tools: true }`
@@ -46,7 +48,7 @@ export interface PermissionPolicy {
 export const PERMISSION_NAMES = ['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes'] as const;
 export type PermissionName = (typeof PERMISSION_NAMES)[number];
 const SIMPLE: ReadonlySet<string> = new Set(PERMISSION_NAMES);
-const INTERCEPTS: ReadonlySet<string> = new Set<InterceptScope>(['tool_call', 'turn_start', 'assistant_message', 'before_agent_start']);
+const INTERCEPTS: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
 
 /** A scope with every field present: what the host checks frames against. */
 export interface GrantedScope {

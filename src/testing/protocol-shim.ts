@@ -9,7 +9,9 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { LineDecoder } from '../protocol/decoder.js';
 
 /** A protocol extension the test host can grant. */
-export type ProtocolCapability = 'cancel' | 'progress' | 'trace';
+import type { ProtocolCapability } from '../protocol/names.js';
+
+export type { ProtocolCapability };
 
 /** A `progress` frame an extension sent for one of its pending calls. */
 export interface ProgressRecord {

@@ -1,7 +1,8 @@
 // Shared by the ExtensionHost integration tests: hosts over real fixture processes (stopped after the
 // file) and a recorder of every callback whose waits resolve on the call itself (see wait.ts).
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { ExtensionHostError } from '../../src/errors.js';
 import { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionHostOptions, HostCallbacks, StartReport } from '../../src/host/types.js';
 import { tempDir } from './fixtures.js';
@@ -120,4 +121,15 @@ export function textOf(result: { content: { type: string; text?: string | undefi
   const [block, ...rest] = result.content;
   if (block === undefined || block.type !== 'text' || rest.length > 0) throw new Error(`expected one text block, got ${JSON.stringify(result.content)}`);
   return block.text ?? '';
+}
+
+/** The ExtensionHostError the constructor throws for `options` (fails when it does not throw one). */
+export function constructionError(options: unknown): ExtensionHostError {
+  try {
+    new ExtensionHost(options as ExtensionHostOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ExtensionHostError);
+    return error as ExtensionHostError;
+  }
+  throw new Error('expected the constructor to throw');
 }

@@ -1,18 +1,8 @@
 // Options are checked once, at construction: a typed INVALID_OPTIONS error naming the option.
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, ExtensionHost, ExtensionHostError, type ExtensionHostOptions } from '../../src/index.js';
+import { ErrorCode, ExtensionHost } from '../../src/index.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, textOf } from '../helpers/host.js';
-
-function constructionError(options: unknown): ExtensionHostError {
-  try {
-    new ExtensionHost(options as ExtensionHostOptions);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ExtensionHostError);
-    return error as ExtensionHostError;
-  }
-  throw new Error('expected the constructor to throw');
-}
+import { constructionError, hostKit, textOf } from '../helpers/host.js';
 
 describe('ExtensionHost options', () => {
   it.each([

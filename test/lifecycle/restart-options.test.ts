@@ -1,16 +1,7 @@
 // The `restart` option is checked at construction like every other: INVALID_OPTIONS naming the field.
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, ExtensionHost, ExtensionHostError, type ExtensionHostOptions } from '../../src/index.js';
-
-function constructionError(options: unknown): ExtensionHostError {
-  try {
-    new ExtensionHost(options as ExtensionHostOptions);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ExtensionHostError);
-    return error as ExtensionHostError;
-  }
-  throw new Error('expected the constructor to throw');
-}
+import { ErrorCode, ExtensionHost } from '../../src/index.js';
+import { constructionError } from '../helpers/host.js';
 
 describe('ExtensionHost restart option', () => {
   it.each([
