@@ -19,6 +19,8 @@ export interface ChildHandle {
   readonly pid: number | undefined;
   readonly stdin: Writable;
   readonly stdout: Readable;
+  /** The child's stderr, when it was spawned with `stderrFd: 'pipe'`. */
+  readonly stderr?: Readable | undefined;
   /**
    * Signals the whole process tree: the process group on POSIX, and the descendants that left it
    * (setsid) found so far. Never throws.
@@ -60,7 +62,8 @@ export interface SpawnChildOptions {
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stderrFd: number;
+  /** Where the child's stderr goes: a file descriptor (the log), or a pipe the caller reads (`zot-ext serve`). */
+  stderrFd: number | 'pipe';
 }
 
 /** How long a spawn that failed before creating its pipes may take to report why. */
@@ -114,6 +117,7 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
     pid,
     stdin,
     stdout,
+    stderr: child.stderr ?? undefined,
     findDescendants,
     kill(signal) {
       if (pid === undefined) return;

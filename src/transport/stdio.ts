@@ -23,7 +23,7 @@ export class StdioTransport extends StreamTransport {
   private readonly stdio: StdioTransportOptions;
 
   constructor(options: StdioTransportOptions) {
-    super({ ...options, describe: options.exec });
+    super({ ...options, describe: options.exec, onForce: (message) => void options.log.write(message) });
     this.stdio = options;
   }
 

@@ -21,6 +21,8 @@ export interface StreamTransportOptions {
   killMs?: number | undefined;
   /** What was started, for a message when it is not found (`exec` of the manifest). */
   describe: string;
+  /** Told when the peer has to be forced (SIGTERM, SIGKILL), as a log line. */
+  onForce?: ((message: string) => void) | undefined;
 }
 
 const noop = (): void => undefined;
@@ -156,7 +158,12 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
           const { last } = options;
           if (last !== undefined && !stdin.destroyed && !stdin.writableEnded) stdin.write(last);
           stdin.end();
-          if (!(await this.waitClosed(this.options.shutdownMs ?? 2000))) await this.terminate();
+          const graceMs = this.options.shutdownMs ?? 2000;
+          if (!(await this.waitClosed(graceMs))) {
+            // A launcher (ssh, docker exec -i) that outlives both is the usual case: say so.
+            this.options.onForce?.(`still running ${graceMs} ms after shutdown and stdin EOF: SIGTERM to its process group`);
+            await this.terminate();
+          }
         }
       }
       // Resolve only once the whole tree is gone (grandchildren are killed with the group after exit).
@@ -171,7 +178,9 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     const child = this.child;
     if (child === undefined || this.ended) return;
     child.kill('SIGTERM');
-    if (await this.waitClosed(this.options.killMs ?? 1000)) return;
+    const killMs = this.options.killMs ?? 1000;
+    if (await this.waitClosed(killMs)) return;
+    this.options.onForce?.(`still running ${killMs} ms after SIGTERM: SIGKILL`);
     child.kill('SIGKILL');
     await this.waitClosed(5000);
   }

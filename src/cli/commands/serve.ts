@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { checkExecutable, resolveExec } from '../../manifest/exec.js';
+import { ManifestDiscovery } from '../../manifest/index.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
+import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
+import { expectArgs, type Command, type CommandContext } from '../context.js';
+import { CliError, CliErrorCode } from '../errors.js';
+import { DEFAULT_LISTEN, parseListen, wsUrl } from '../serve/listen.js';
+import { ExtensionServer } from '../serve/server.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
+
+/** `--max-connections` when not given. */
+export const DEFAULT_MAX_CONNECTIONS = 32;
+/** `--keepalive` when not given, in ms. */
+export const DEFAULT_KEEPALIVE_MS = 30_000;
+/** Grace after SIGTERM before SIGKILL, as the host gives its extensions. */
+const KILL_GRACE_MS = 1000;
+
+export const serve: Command = {
+  name: 'serve',
+  usage: '<dir>',
+  summary: 'expose a stdio extension over WebSocket: one extension process per connection',
+  description: [
+    'Serves the extension in <dir> (any language, unchanged) to hosts on other machines. Each accepted',
+    'WebSocket connection gets its own extension process: each text message is one line on its stdin,',
+    'each stdout line one text message. The process is ended (stdin EOF, SIGTERM, SIGKILL 1 s later,',
+    'its whole process group) when its connection closes; the connection is closed when the process',
+    'exits: 1000 for exit code 0, 1011 otherwise, the reason says "exit code N" or "exit signal S".',
+    'A binary message closes with 1003, one containing a line feed with 1007, one over 4 MiB (or an',
+    'extension line over 4 MiB) with 1009. SIGINT/SIGTERM close every connection with 1001 and end',
+    'every process. The first stdout line is "listening ws://HOST:PORT" (the real port for port 0);',
+    'connections, exits, closes and the extension\'s stderr (prefixed [name #n]) go to stderr.',
+    'ws:// is unencrypted: off loopback, put it behind TLS (wss://) or a tunnel, and use --token-env.',
+  ].join('\n'),
+  options: {
+    listen: { type: 'string', value: 'host:port', description: `address to listen on; port 0 picks a free one (default: ${DEFAULT_LISTEN})` },
+    'token-env': { type: 'string', value: 'VAR', description: 'require "Authorization: Bearer <value of $VAR>"; others get HTTP 401, no process starts' },
+    'max-connections': { type: 'string', value: 'n', description: `connections (processes) open at once; more get HTTP 503 (default: ${DEFAULT_MAX_CONNECTIONS})` },
+    keepalive: { type: 'string', value: 'ms', description: `ping interval; a peer silent for a whole interval is dropped, 0 disables (default: ${DEFAULT_KEEPALIVE_MS})` },
+  },
+  async run(ctx) {
+    expectArgs(ctx, serve, 1, 1);
+    const listen = parseListen(typeof ctx.values.listen === 'string' ? ctx.values.listen : DEFAULT_LISTEN);
+    const tokenVar = typeof ctx.values['token-env'] === 'string' ? ctx.values['token-env'] : undefined;
+    const token = tokenVar === undefined ? undefined : tokenFrom(ctx, tokenVar);
+    const maxConnections = wholeNumber(ctx.values['max-connections'], '--max-connections', DEFAULT_MAX_CONNECTIONS, 1);
+    const keepAliveMs = wholeNumber(ctx.values.keepalive, '--keepalive', DEFAULT_KEEPALIVE_MS, 0);
+    const ext = await loadExtension(ctx, path.resolve(ctx.io.cwd, ctx.args[0]!));
+    // The token is for the server: the extension never sees it.
+    const env = { ...ctx.io.env };
+    if (tokenVar !== undefined) delete env[tokenVar];
+    await loadSpawn();
+    const log = (line: string) => ctx.err.line(`zot-ext serve: ${line}`);
+    const server = new ExtensionServer({
+      host: listen.host,
+      port: listen.port,
+      name: ext.name,
+      spawn: () => spawnChild({ command: ext.command, args: ext.args, cwd: ext.dir, env, stderrFd: 'pipe' }),
+      token,
+      maxConnections,
+      maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+      killGraceMs: KILL_GRACE_MS,
+      keepAliveMs,
+      log,
+      stderr: (line) => ctx.err.line(line),
+    });
+    if (ctx.signal.aborted) return 0;
+    let bound;
+    try {
+      bound = await server.listen();
+    } catch (err) {
+      throw new CliError(CliErrorCode.FAILED, `cannot listen on ${wsUrl(listen.host, listen.port)}: ${spawnProblem(err)}`, { cause: err });
+    }
+    ctx.out.line(`listening ${wsUrl(bound.host, bound.port)}`);
+    log(`serving ${safe(ext.name)} from ${ext.dir}: one process per connection, at most ${maxConnections}${token === undefined ? '' : `, bearer token from $${tokenVar}`}`);
+    try {
+      await new Promise<void>((resolve) => {
+        if (ctx.signal.aborted) resolve();
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      log(`stopping: closing ${server.connections} connection${server.connections === 1 ? '' : 's'}`);
+    } finally {
+      await server.stop();
+    }
+    log('stopped');
+    return 0;
+  },
+};
+
+function tokenFrom(ctx: CommandContext, name: string): string {
+  const value = ctx.io.env[name];
+  if (value === undefined || value === '') {
+    throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);
+  }
+  return value;
+}
+
+function wholeNumber(value: string | boolean | undefined, option: string, fallback: number, min: number): number {
+  if (typeof value !== 'string') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+interface Served {
+  name: string;
+  dir: string;
+  command: string;
+  args: string[];
+}
+
+/** The manifest in `dir`, read and checked as a host would before spawning it. */
+async function loadExtension(ctx: CommandContext, dir: string): Promise<Served> {
+  const discovery = new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, env: ctx.io.env, explicit: [dir], discover: false });
+  const { extensions, diagnostics } = await discovery.discover();
+  const ext = extensions[0];
+  if (ext === undefined) {
+    const why = diagnostics.find((d) => d.severity === 'error')?.message ?? `no extension in ${dir}`;
+    throw new CliError(CliErrorCode.INVALID, why);
+  }
+  if (ext.kind !== 'process') throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} has no "exec" (a ${ext.kind} bundle): nothing to serve`);
+  if (!ext.enabled) throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} is disabled ("enabled": false); zot-ext enable it first`);
+  const exec = ext.manifest.exec!;
+  const { command, onPath } = resolveExec(exec, ext.dir);
+  if (!onPath) {
+    const problem = await checkExecutable(command);
+    if (problem !== undefined) throw new CliError(CliErrorCode.INVALID, `cannot serve ${ext.name}: ${problem} (exec ${JSON.stringify(exec)} in ${ext.manifestPath})`);
+  }
+  return { name: ext.name, dir: ext.dir, command, args: [...(ext.manifest.args ?? [])] };
+}

@@ -1,0 +1,30 @@
+// `--listen HOST:PORT` and the ws:// URL printed for it.
+import { isIPv6 } from 'node:net';
+import { CliError, CliErrorCode } from '../errors.js';
+
+export interface ListenAddress {
+  /** Without brackets (`::1`, `127.0.0.1`, `localhost`). */
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+/** `--listen` when not given: loopback only, any free port. */
+export const DEFAULT_LISTEN = '127.0.0.1:0';
+
+/** Parses `HOST:PORT` or `[IPv6]:PORT`. */
+export function parseListen(value: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) {
+    throw new CliError(CliErrorCode.USAGE, `--listen ${JSON.stringify(value)}: expected HOST:PORT (e.g. 127.0.0.1:8080, [::1]:8080; port 0 picks a free one)`);
+  }
+  const host = match[1] ?? match[2]!;
+  if (match[1] !== undefined && !isIPv6(host)) throw new CliError(CliErrorCode.USAGE, `--listen ${JSON.stringify(value)}: ${host} in brackets is not an IPv6 address`);
+  return { host, port };
+}
+
+/** `ws://host:port`, an IPv6 host in brackets. */
+export function wsUrl(host: string, port: number): string {
+  return `ws://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
