@@ -5,7 +5,7 @@ import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ExtensionHost } from '../../src/host/host.js';
+import { ExtensionHost } from '../../src/host/host.js';
 import { loadTracing } from '../../src/host/tracing-load.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit, textOf, type Recorder } from '../helpers/host.js';
@@ -175,6 +175,11 @@ describe('tracing: true', () => {
     } finally {
       trace.disable();
     }
+  });
+
+  it('a tracing option of the wrong shape is INVALID_OPTIONS naming it', () => {
+    expect(() => new ExtensionHost({ tracing: 'yes' as never })).toThrow(/option tracing must be a boolean or \{ tracerProvider \}/);
+    expect(() => new ExtensionHost({ tracing: { tracerProvider: {} as never } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
   });
 
   it('a missing @opentelemetry/api is TRACING_UNAVAILABLE naming the fix', async () => {
