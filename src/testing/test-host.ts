@@ -62,10 +62,12 @@ export interface TestHostOptions extends Omit<ExtensionHostOptions, 'inMemory' |
   /** `discover` defaults to false in tests: only the given extensions load. @default false */
   discover?: boolean | undefined;
   /**
-   * Protocol extensions granted to in-process extensions that declare them (in
-   * `hello_ack.capabilities`): an aborted or timed-out `callTool` then sends `cancel`, progress
-   * frames are recorded and reach `onProgress`, `traceparent` travels in `_meta`. Extensions run
-   * from directories are not affected. @default [] (a plain zot host)
+   * Exactly the protocol extensions granted to in-process extensions that declare them (in
+   * `hello_ack.capabilities`, by the host's own negotiation): an aborted or timed-out `callTool`
+   * then sends `cancel`, progress frames are recorded (`record.progress`) and reach `onProgress`,
+   * the `traceparent` given to `callTool` travels in `_meta`. `[]`: a plain zot host. Extensions run
+   * from directories are not affected. @default what the host grants by itself (`cancel`,
+   * `progress`; `trace` with `tracing` on), without recording progress
    */
   capabilities?: readonly ProtocolCapability[] | undefined;
 }
