@@ -109,7 +109,10 @@ export class HostTracer {
       const span = this.tracer.startSpan(`zot.intercept.step ${ext.name}`, { attributes }, scope?.context ?? this.api.context.active());
       return this.request(ext, span, frame, options ?? {}, mapper, (s, value) => {
         if (value !== undefined) s.setAttributes(stepDecision(value as StepOutcome));
-        if (value !== undefined && !(value as StepOutcome).ok) s.setStatus({ code: this.api.SpanStatusCode.ERROR, message: (value as { message: string }).message });
+        const outcome = value as StepOutcome | undefined;
+        if (outcome === undefined || outcome.ok) return;
+        s.setStatus({ code: this.api.SpanStatusCode.ERROR, message: outcome.message });
+        if (outcome.kind === 'timeout' && ext.process.capabilities.includes('cancel')) s.addEvent('zot.cancel', { 'zot.cancel.reason': 'timeout' });
       });
     };
     return { request: request as ExtensionProcess['request'] };

@@ -141,6 +141,7 @@ describe('intercept chains', () => {
     const step = only('zot.intercept.step cancellable');
     expect(step.attributes).toMatchObject({ 'zot.intercept.decision': 'failure', 'zot.intercept.failure_kind': 'timeout', 'error.type': 'timeout' });
     expect(step.status.code).toBe(SpanStatusCode.ERROR);
+    expect(step.events.map((e) => e.name)).toEqual(['zot.cancel']);
   });
 });
 
