@@ -102,6 +102,10 @@ describe('trace context to extensions', () => {
   it('grants trace only to an extension that declared it; a plain one gets the bytes of zot', { timeout: TEST_MS }, async () => {
     const longAck = await host.runCommand('/long-ack');
     expect(JSON.parse(longAck.handled ? longAck.text! : '')).toMatchObject({ capabilities: ['cancel', 'progress'] });
+    // The request of an extension that did not declare trace: zot's fields, no _meta.
+    const result = await host.callTool('frame', { a: 1 });
+    expect(Object.keys(JSON.parse(textOf(result)) as object)).toEqual(['type', 'name', 'args', 'id']);
+    expect(textOf(result)).toMatch(/^\{"type":"tool_call","name":"frame","args":\{"a":1\},"id":"\d+:\d+"\}$/);
     const ack = await host.runCommand('/ack');
     expect(Object.keys(JSON.parse(ack.handled ? ack.text! : '') as object)).toEqual(['type', 'protocol_version', 'zot_version', 'provider', 'model', 'cwd', 'extension_dir', 'data_dir']);
   });
