@@ -39,6 +39,8 @@ export const ErrorCode = {
   RESTARTING: 'RESTARTING',
   /** The extension did something its permission scope does not allow (see the `permissions` option). */
   PERMISSION_DENIED: 'PERMISSION_DENIED',
+  /** `tracing` is on but `@opentelemetry/api` (an optional peer dependency) cannot be loaded. */
+  TRACING_UNAVAILABLE: 'TRACING_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

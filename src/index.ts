@@ -8,6 +8,7 @@ export type { ExtensionHostErrorJSON, ExtensionHostErrorOptions } from './errors
 export { ExtensionHost } from './host/host.js';
 export type { HostCallOptions } from './host/host.js';
 export type { CallProgress, ToolProgress } from './host/call-options.js';
+export type { TracingOption, TracingSettings } from './host/tracing-option.js';
 export type {
   CommandInfo,
   CommandOutcome,

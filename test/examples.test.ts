@@ -110,4 +110,15 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('intercept-chain: ok');
     expect(r.status).toBe(0);
   });
+
+  it('the tracing recipe of docs/tracing.md runs', { timeout: 40_000 }, () => {
+    const r = run('examples/tracing.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('execute_tool trace (parent agent turn)');
+    expect(r.stdout).toContain('zot.intercept.step cancellable (parent zot.intercept tool_call)');
+    expect(r.stdout).toContain('zot.intercept tool_call (parent agent turn)');
+    expect(r.stdout).toContain('gen_ai.tool.call.id=call_1');
+    expect(r.stdout).toContain('tracing: ok');
+    expect(r.status).toBe(0);
+  });
 });

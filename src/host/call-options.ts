@@ -39,4 +39,9 @@ export interface HostCallOptions {
    * restarts its deadline. @default 10 × the call's deadline (10 minutes with the default `timeouts.tool`)
    */
   maxTotalTimeoutMs?: number | undefined;
+  /**
+   * `callTool` with `tracing` on: the model's id of this tool call, recorded as `gen_ai.tool.call.id`
+   * (docs/tracing.md). @default the request id on the wire, once the extension answers
+   */
+  toolCallId?: string | undefined;
 }

@@ -40,7 +40,7 @@ export async function runCommand(ctx: HostContext, input: string | { name: strin
   try {
     const timeoutMs = options.timeoutMs ?? ctx.timeouts.command;
     const requestOptions = options.onProgress === undefined ? { timeoutMs, signal: options.signal } : progressOptions(ext, command, options, timeoutMs, false);
-    response = await ext.process.request({ type: 'command_invoked', name: command, args }, requestOptions);
+    response = await (ctx.tracer === undefined ? ext.process.request({ type: 'command_invoked', name: command, args }, requestOptions) : (ctx.tracer.command(ext, command, args, requestOptions) as Promise<CommandResponseFrame>));
   } catch (err) {
     const failure = toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath });
     ctx.out.warn({ message: `/${command} failed: ${failure.message}`, extension: ext.name, logPath: ext.logPath, code: failure.code, error: failure });

@@ -9,6 +9,7 @@ import type { Embedder } from './embedder.js';
 import type { InterceptWarnings } from './intercept-warnings.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import type { TimeoutValues } from './options.js';
+import type { HostTracer } from './tracing.js';
 import type { Registry } from './registry.js';
 import type { ExtensionHostOptions, ToolResult } from './types.js';
 
@@ -68,4 +69,6 @@ export interface HostContext {
   readonly announceToolsSoon: () => void;
   /** Starts a restart attempt of `old` (loader.ts `respawnExtension`); a hook so restarts.ts needs no loader import. */
   readonly respawn: (old: LoadedExtension, reason: string) => { ext: LoadedExtension; started: Promise<void> };
+  /** With `tracing` on, from the first start(): the host's spans (tracing.ts). */
+  tracer: HostTracer | undefined;
 }

@@ -13,6 +13,8 @@ type CallbackArg<K extends keyof HostCallbacks> = Parameters<NonNullable<HostCal
 export class Embedder {
   /** Callbacks that threw at least once (their warning event was emitted). */
   private readonly callbacksThrown = new Set<string>();
+  /** Sees every host event first (the tracer's exit and restart events); set with tracing on. */
+  tap: ((name: string, args: unknown[]) => void) | undefined;
 
   constructor(
     private readonly host: EventEmitter<HostEvents>,
@@ -26,6 +28,7 @@ export class Embedder {
   }
 
   emitRaw(name: string, args: unknown[]): boolean {
+    this.tap?.(name, args);
     try {
       return (EventEmitter.prototype.emit as (name: string, ...args: unknown[]) => boolean).call(this.host, name, ...args);
     } catch (err) {

@@ -20,6 +20,7 @@ import { closePanelByUser, openPanels, panelKey } from './panels.js';
 import { Registry } from './registry.js';
 import { restartByHand } from './restarts.js';
 import { announceTools, callTool, listTools } from './tools.js';
+import { startTracing } from './tracing-start.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
@@ -106,6 +107,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       commandsChangedSoon: oncePerBurst(() => out.emit('commands:changed', listCommands(ctx))),
       announceToolsSoon: oncePerBurst(() => announceTools(ctx)),
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
+      tracer: undefined,
     };
     useExtensionSteps(chain, () => extensionSteps(ctx));
     this.ctx = ctx;
@@ -126,6 +128,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   start(): Promise<StartReport> {
     return this.serialize(async () => {
       if (this.ctx.status === 'running') return startReport(this.ctx, [], [], 0);
+      await startTracing(this.ctx);
       const report = await loadExtensions(this.ctx);
       announceTools(this.ctx);
       return report;
@@ -163,6 +166,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       }
       await unloadExtensions(ctx);
       ctx.status = 'stopped';
+      ctx.tracer?.close();
     });
   }
 

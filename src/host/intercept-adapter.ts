@@ -93,7 +93,7 @@ function sharedToolCall(call: StepCall, input: Record<string, unknown>, stepTime
  * The interceptor for one extension and the events it intercepts. Its methods can be called like
  * any interceptor's (one request each); see extensionStep() for how the host's chain runs it.
  */
-export function interceptAdapter(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): Interceptor {
+export function interceptAdapter(name: string, proc: Pick<ExtensionProcess, 'request'>, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): Interceptor {
   return extensionStep(name, proc, events, timeoutMs, policy).interceptor;
 }
 
@@ -102,7 +102,7 @@ export function interceptAdapter(name: string, proc: ExtensionProcess, events: R
  * the runner the chain calls instead: one request whose deadline is the step's, answered straight
  * into the step's outcome; a tool_call frame is made and encoded once per chain call and args version.
  */
-export function extensionStep(name: string, proc: ExtensionProcess, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): ExtensionStep {
+export function extensionStep(name: string, proc: Pick<ExtensionProcess, 'request'>, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy): ExtensionStep {
   const interceptor: Interceptor = { name };
   if (policy?.onFailure !== undefined) interceptor.onFailure = policy.onFailure;
   const methods: Partial<Record<StepMethod, unknown>> = {};

@@ -33,7 +33,7 @@ export function extensionSteps(ctx: HostContext): ExtensionStep[] {
 
 /** `ext` subscribed to at least one intercept: (re)builds its adapter. */
 export function addInterceptor(ctx: HostContext, ext: LoadedExtension): void {
-  ctx.adapters.set(ext, extensionStep(ext.name, ext.process, ext.intercept, ctx.timeouts.intercept, policyFor(ctx.options.interceptPolicy, ext.name)));
+  ctx.adapters.set(ext, extensionStep(ext.name, ctx.tracer?.stepProcess(ext) ?? ext.process, ext.intercept, ctx.timeouts.intercept, policyFor(ctx.options.interceptPolicy, ext.name)));
   ctx.adapterList = undefined;
 }
 

@@ -4,6 +4,7 @@ import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
+import { offeredCapabilities } from './offered-capabilities.js';
 import { ExtensionProcess } from '../process/extension-process.js';
 import { loadCodec } from '../protocol/decode-line.js';
 import { VERSION } from '../version.js';
@@ -92,6 +93,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     logMaxBytes: options.logMaxBytes,
     idPrefix: `${order}`,
     secrets: security.secrets,
+    capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
   const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
   ext.security = security;

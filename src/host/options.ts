@@ -84,6 +84,10 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   interceptPolicy: object,
   logMaxBytes: bytesOrInfinity,
   restart: (v) => (typeof v === 'boolean' || isObject(v) ? undefined : 'a boolean or an object'),
+  tracing: (v) =>
+    typeof v === 'boolean' || (isObject(v) && (v.tracerProvider === undefined || typeof (v.tracerProvider as { getTracer?: unknown } | null)?.getTracer === 'function'))
+      ? undefined
+      : 'a boolean or { tracerProvider } (an OpenTelemetry TracerProvider)',
 };
 
 /** The fields of a `restart` policy object; each bound keeps the restart history and backoff table small. */

@@ -36,6 +36,8 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   // The result is built when the response settles (no extra promise or microtask per call).
   const timeoutMs = options?.timeoutMs ?? ctx.timeouts.tool;
   const requestOptions = options?.onProgress === undefined && options?.resetTimeoutOnProgress !== true ? { timeoutMs, signal: options?.signal } : progressOptions(ext, name, options, timeoutMs, true);
+  const tracer = ctx.tracer;
+  if (tracer !== undefined) return tracer.tool(ext, name, args, requestOptions, toolMapper(ctx, ext), options);
   return ext.process.request({ type: 'tool_call', name, args }, requestOptions, toolMapper(ctx, ext));
 }
 

@@ -4,6 +4,7 @@ import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js'
 import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
+import type { TracingOption } from './tracing-option.js';
 import type { SecurityOptions } from './security-options.js';
 
 export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
@@ -180,6 +181,8 @@ export interface ExtensionHostOptions extends SecurityOptions {
    * @default false
    */
   restart?: RestartPolicy | boolean | undefined;
+  /** OpenTelemetry spans of calls, commands and intercept chains (docs/tracing.md). @default false */
+  tracing?: TracingOption | undefined;
 }
 
 

@@ -233,7 +233,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     }
     const { host } = this.options;
     this.state = 'running';
-    const negotiated = (this.capabilities = negotiate(frame.capabilities));
+    const negotiated = (this.capabilities = negotiate(frame.capabilities, this.options.capabilities));
     this.connection.cancels = negotiated.includes('cancel');
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
     const ack: HelloAckFrame = {

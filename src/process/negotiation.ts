@@ -8,13 +8,18 @@ import type { ProcessDiagnostic } from './types.js';
 
 export type { ProtocolCapability };
 
-/** What the host grants when asked: `trace` is not implemented on the host side yet. */
+/** What the host grants when asked, unless told otherwise: `trace` only with tracing on (see TRACING_CAPABILITIES). */
 export const HOST_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress'];
+/** What a host with tracing on grants. */
+export const TRACING_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress', 'trace'];
 
-/** The negotiated subset of `declared` (hello.capabilities), in the host's order; empty for a plain zot extension. */
-export function negotiate(declared: readonly string[] | undefined): ProtocolCapability[] {
+/**
+ * The negotiated subset of `declared` (hello.capabilities) among `offered`, in the offered order;
+ * empty for a plain zot extension.
+ */
+export function negotiate(declared: readonly string[] | undefined, offered: readonly ProtocolCapability[] = HOST_CAPABILITIES): ProtocolCapability[] {
   if (declared === undefined || declared.length === 0) return [];
-  return HOST_CAPABILITIES.filter((c) => declared.includes(c));
+  return offered.filter((c) => declared.includes(c));
 }
 
 interface ProgressSink {

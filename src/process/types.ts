@@ -1,4 +1,5 @@
 // The options, events and diagnostics of one extension connection (ExtensionProcess).
+import type { ProtocolCapability } from '../protocol/names.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import type { Launch } from '../transport/create.js';
@@ -45,6 +46,8 @@ export interface ExtensionProcessOptions {
   maxOutboundBytes?: number | undefined;
   /** Prefix of correlation ids. @default the name */
   idPrefix?: string | undefined;
+  /** The protocol extensions offered in the handshake (negotiation.ts). @default HOST_CAPABILITIES */
+  capabilities?: readonly ProtocolCapability[] | undefined;
 }
 
 export interface ExitInfo {

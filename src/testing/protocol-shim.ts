@@ -1,14 +1,13 @@
 /**
- * The test kit's stand-in for the host side of the protocol extensions (cancel, progress, trace)
- * until the host speaks them (issue 15): it sits between the host and one in-process extension,
- * grants the capabilities in `hello_ack`, sends `cancel` when a call was aborted or timed out,
- * takes `progress` frames for pending calls, and adds `_meta` trace context to tagged calls.
- * Lines it does not need to change pass through as they are.
+ * The test kit's one stand-in left for the host side of the protocol extensions: the host grants
+ * them for real (`offerToInMemory`, then cancel and progress as for any extension), but its `_meta`
+ * carries the trace context of the host's own span (tracing on), never one a test chooses. This shim
+ * sits between the host and one in-process extension and puts the `traceparent`/`tracestate` given
+ * to `callTool` into that call's `_meta`, when the extension negotiated "trace". Lines it does not
+ * need to change pass through as they are.
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { LineDecoder } from '../protocol/decoder.js';
-
-/** A protocol extension the test host can grant. */
 import type { ProtocolCapability } from '../protocol/names.js';
 
 export type { ProtocolCapability };
@@ -22,10 +21,9 @@ export interface ProgressRecord {
   total?: number | undefined;
 }
 
-/** What the test asked for one call. */
+/** The trace context a test gave one call. */
 export interface CallTag {
-  onProgress?: ((progress: ProgressRecord) => void) | undefined;
-  traceparent?: string | undefined;
+  traceparent: string;
   tracestate?: string | undefined;
 }
 
@@ -34,12 +32,6 @@ export const CALL_TAG_KEY = '__zotTestCall';
 
 type Streams = { input: Writable; output: Readable; close?: (() => void) | undefined };
 type Json = Record<string, unknown>;
-
-interface Pending {
-  tag: CallTag;
-  id: string | undefined;
-  cancelled: boolean;
-}
 
 function parse(line: string): Json | undefined {
   try {
@@ -50,67 +42,37 @@ function parse(line: string): Json | undefined {
   }
 }
 
-const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
 export class ProtocolShim {
-  private negotiated: ReadonlySet<string> = new Set();
-  private declared: readonly string[] = [];
-  private sawHello = false;
-  /** By tag key; only calls in flight (each leaves on its answer or when its call settled). */
-  private readonly byKey = new Map<string, Pending>();
-  private readonly byId = new Map<string, Pending>();
+  /** By tag key; only calls not yet written to the extension. */
+  private readonly byKey = new Map<string, CallTag>();
   private nextKey = 1;
-
-  constructor(
-    readonly extension: string,
-    private readonly granted: readonly ProtocolCapability[],
-    private readonly record: (progress: ProgressRecord) => void,
-  ) {}
+  private trace = false;
 
   /** Tags a call; put `{ [CALL_TAG_KEY]: key }` into its args. */
   track(tag: CallTag): string {
     const key = `k${this.nextKey++}`;
-    this.byKey.set(key, { tag, id: undefined, cancelled: false });
+    this.byKey.set(key, tag);
     return key;
   }
 
-  /** The call settled on the host side; an aborted or timed-out one gets its `cancel`. */
-  settle(key: string, reason: 'aborted' | 'timeout' | undefined, send: (line: string) => void): void {
-    const pending = this.byKey.get(key);
+  /** The call settled: its tag goes (it may never have been written). */
+  settle(key: string): void {
     this.byKey.delete(key);
-    if (pending?.id === undefined || !this.byId.has(pending.id)) return;
-    if (reason !== undefined && this.negotiated.has('cancel')) {
-      pending.cancelled = true; // its late answer is dropped
-      send(`${JSON.stringify({ type: 'cancel', id: pending.id, reason })}\n`);
-    } else {
-      this.byId.delete(pending.id);
-    }
   }
 
   /** The streams the host uses instead of the extension's own. */
-  wrap(streams: Streams): Streams & { send: (line: string) => void } {
+  wrap(streams: Streams): Streams {
     const toExtension = streams.input;
     const hostInput = new PassThrough();
-    const hostOutput = new PassThrough();
-    const send = (line: string) => {
-      if (!toExtension.writableEnded) toExtension.write(line);
-    };
     const down = new LineDecoder(
-      (line) => send(`${this.fromHost(line)}\n`),
+      (line) => {
+        if (!toExtension.writableEnded) toExtension.write(`${this.fromHost(line)}\n`);
+      },
       () => undefined,
     );
     hostInput.on('data', (chunk: Buffer) => down.push(chunk));
     hostInput.on('end', () => toExtension.end());
-    const up = new LineDecoder(
-      (line) => {
-        const out = this.fromExtension(line);
-        if (out !== undefined) hostOutput.write(`${out}\n`);
-      },
-      () => undefined,
-    );
-    streams.output.on('data', (chunk: Buffer | string) => up.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
-    streams.output.on('end', () => hostOutput.end());
-    return { input: hostInput, output: hostOutput, close: streams.close, send };
+    return { input: hostInput, output: streams.output, close: streams.close };
   }
 
   private fromHost(line: string): string {
@@ -119,59 +81,17 @@ export class ProtocolShim {
     const frame = parse(line);
     if (frame === undefined) return line;
     if (frame.type === 'hello_ack') {
-      const caps = this.granted.filter((c) => this.declared.includes(c));
-      this.negotiated = new Set(caps);
-      return caps.length === 0 ? line : JSON.stringify({ ...frame, capabilities: caps });
+      this.trace = Array.isArray(frame.capabilities) && frame.capabilities.includes('trace');
+      return line;
     }
     const args = frame.args as Json | undefined;
     const key = args?.[CALL_TAG_KEY];
-    if (frame.type !== 'tool_call' || typeof key !== 'string' || typeof frame.id !== 'string') return line;
+    if (frame.type !== 'tool_call' || typeof key !== 'string') return line;
     const { [CALL_TAG_KEY]: _key, ...rest } = args as Json;
     const out: Json = { ...frame, args: rest };
-    const pending = this.byKey.get(key);
-    if (pending !== undefined) {
-      pending.id = frame.id;
-      this.byId.set(frame.id, pending);
-      const { traceparent, tracestate } = pending.tag;
-      if (traceparent !== undefined && this.negotiated.has('trace')) {
-        out._meta = { traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
-      }
-    }
+    const tag = this.byKey.get(key);
+    this.byKey.delete(key);
+    if (tag !== undefined && this.trace) out._meta = { traceparent: tag.traceparent, ...(tag.tracestate === undefined ? {} : { tracestate: tag.tracestate }) };
     return JSON.stringify(out);
-  }
-
-  /** The line for the host, or undefined when the shim took it. */
-  private fromExtension(line: string): string | undefined {
-    if (!this.sawHello) {
-      // The extension's first line is its hello.
-      this.sawHello = true;
-      const caps = parse(line)?.capabilities;
-      if (Array.isArray(caps)) this.declared = caps.filter((c): c is string => typeof c === 'string');
-      return line;
-    }
-    if (this.byId.size === 0 && !this.negotiated.has('progress')) return line;
-    if (this.byId.size === 0 && !line.includes('"progress"')) return line;
-    const frame = parse(line);
-    const id = frame?.id;
-    if (frame === undefined || typeof id !== 'string') return line;
-    const pending = this.byId.get(id);
-    if (frame.type === 'progress' && this.negotiated.has('progress')) {
-      // Untagged calls (commands, intercepts) are recorded too; a cancelled call's are not.
-      if (pending === undefined || !pending.cancelled) this.progress(id, frame, pending);
-      return undefined;
-    }
-    if (pending === undefined) return line;
-    this.byId.delete(id);
-    // After a cancel the host has settled the call: the late answer goes nowhere.
-    return pending.cancelled ? undefined : line;
-  }
-
-  private progress(id: string, frame: Json, pending: Pending | undefined): void {
-    const record: ProgressRecord = { extension: this.extension, requestId: id };
-    if (typeof frame.message === 'string') record.message = frame.message;
-    if (finite(frame.progress)) record.progress = frame.progress;
-    if (finite(frame.total)) record.total = frame.total;
-    this.record(record);
-    pending?.tag.onProgress?.(record);
   }
 }

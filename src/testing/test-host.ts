@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import type { CallProgress } from '../host/call-options.js';
 import { ExtensionHost, type HostCallOptions } from '../host/host.js';
 import type {
   CommandOutcome,
@@ -20,6 +21,7 @@ import type {
 } from '../host/types.js';
 import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/chain.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
+import { offerToInMemory } from '../host/offered-capabilities.js';
 import { CALL_TAG_KEY, ProtocolShim, type ProgressRecord, type ProtocolCapability } from './protocol-shim.js';
 
 /** Progress records kept in `record.progress`; later ones are not recorded (onProgress still runs). */
@@ -60,10 +62,12 @@ export interface TestHostOptions extends Omit<ExtensionHostOptions, 'inMemory' |
   /** `discover` defaults to false in tests: only the given extensions load. @default false */
   discover?: boolean | undefined;
   /**
-   * Protocol extensions granted to in-process extensions that declare them (in
-   * `hello_ack.capabilities`): an aborted or timed-out `callTool` then sends `cancel`, progress
-   * frames are recorded and reach `onProgress`, `traceparent` travels in `_meta`. Extensions run
-   * from directories are not affected. @default [] (a plain zot host)
+   * Exactly the protocol extensions granted to in-process extensions that declare them (in
+   * `hello_ack.capabilities`, by the host's own negotiation): an aborted or timed-out `callTool`
+   * then sends `cancel`, progress frames are recorded (`record.progress`) and reach `onProgress`,
+   * the `traceparent` given to `callTool` travels in `_meta`. `[]`: a plain zot host. Extensions run
+   * from directories are not affected. @default what the host grants by itself (`cancel`,
+   * `progress`; `trace` with `tracing` on), without recording progress
    */
   capabilities?: readonly ProtocolCapability[] | undefined;
 }
@@ -125,13 +129,14 @@ export class TestHost {
   private readonly waiters = new Set<Waiter>();
   private readonly timeoutMs: number;
   private readonly cleanup: (() => void) | undefined;
-  private readonly granted: readonly ProtocolCapability[];
-  private readonly shims = new Map<string, { shim: ProtocolShim; send: (line: string) => void }>();
+  /** Undefined: the host's defaults (no record of progress, no chosen trace context). */
+  private readonly granted: readonly ProtocolCapability[] | undefined;
+  private readonly shims = new Map<string, ProtocolShim>();
 
   /** @internal use createTestHost */
   constructor(options: TestHostOptions) {
     this.timeoutMs = options.timeoutMs ?? 2000;
-    this.granted = options.capabilities ?? [];
+    this.granted = options.capabilities;
     let home = options.home;
     if (home === undefined) {
       home = mkdtempSync(path.join(tmpdir(), 'zot-test-host-'));
@@ -181,7 +186,7 @@ export class TestHost {
   }
 
   private link(ext: RunnableExtension, cwd: string | undefined): InMemoryExtension {
-    return {
+    const linked: InMemoryExtension = {
       name: ext.name,
       dir: cwd,
       connect: () => {
@@ -197,19 +202,28 @@ export class TestHost {
           .catch((err: unknown) => this.record.stderr.push(`run() failed: ${err instanceof Error ? err.message : String(err)}`))
           .finally(() => fromExtension.end());
         const streams = { input: toExtension, output: fromExtension, close: () => toExtension.end() };
-        return this.granted.length === 0 ? streams : this.shimmed(ext.name, streams);
+        if (this.granted === undefined || !this.granted.includes('trace')) return streams;
+        const shim = new ProtocolShim();
+        this.shims.set(ext.name, shim);
+        return shim.wrap(streams);
       },
     };
+    // The host grants exactly these (those the extension declared), through its own negotiation.
+    if (this.granted !== undefined) offerToInMemory(linked, this.granted);
+    return linked;
   }
 
-  /** Hook: the protocol extensions' shim between the host and one in-process extension. */
-  private shimmed(name: string, streams: { input: PassThrough; output: PassThrough; close: () => void }) {
-    const shim = new ProtocolShim(name, this.granted, (p) => {
-      if (this.record.progress.length < PROGRESS_RECORD_MAX) this.record.progress.push(p);
-    });
-    const wrapped = shim.wrap(streams);
-    this.shims.set(name, { shim, send: wrapped.send });
-    return wrapped;
+  /** onProgress that also fills record.progress (with `capabilities` given). */
+  private recording(onProgress: ((progress: ProgressRecord) => void) | undefined): ((progress: CallProgress) => void) | undefined {
+    if (this.granted === undefined) return onProgress;
+    return (p) => {
+      const record: ProgressRecord = { extension: p.extension, requestId: p.requestId };
+      if (p.message !== undefined) record.message = p.message;
+      if (p.progress !== undefined) record.progress = p.progress;
+      if (p.total !== undefined) record.total = p.total;
+      if (this.record.progress.length < PROGRESS_RECORD_MAX) this.record.progress.push(record);
+      onProgress?.(record);
+    };
   }
 
   private push<T>(kind: Kind, list: T[], item: T, user?: ((item: never) => void) | undefined): void {
@@ -245,7 +259,8 @@ export class TestHost {
 
   /** Runs `/name args` and returns the outcome (the callbacks are recorded too). */
   command(line: string, options?: HostCallOptions): Promise<CommandOutcome> {
-    return this.host.runCommand(line, options);
+    const onProgress = this.recording(options?.onProgress);
+    return this.host.runCommand(line, onProgress === undefined ? options : { ...options, onProgress });
   }
 
   /**
@@ -253,15 +268,19 @@ export class TestHost {
    * granted, a call to an in-process extension that is aborted or times out sends it `cancel`.
    */
   async callTool(name: string, args: Record<string, unknown> = {}, options?: TestCallOptions): Promise<ToolResult> {
+    const { onProgress, traceparent, tracestate, ...rest } = options ?? {};
+    const hostOptions: HostCallOptions = rest;
+    const recording = this.recording(onProgress);
+    if (recording !== undefined) hostOptions.onProgress = recording;
     const owner = this.host.tools().find((t) => t.name === name)?.extension;
-    const linked = owner === undefined ? undefined : this.shims.get(owner);
-    if (linked === undefined) return this.host.callTool(name, args, options);
-    const { onProgress, traceparent, tracestate, ...hostOptions } = options ?? {};
-    const key = linked.shim.track({ onProgress, traceparent, tracestate });
-    const result = await this.host.callTool(name, { ...args, [CALL_TAG_KEY]: key }, hostOptions);
-    const code = result.failure?.code;
-    linked.shim.settle(key, code === ErrorCode.ABORTED ? 'aborted' : code === ErrorCode.TIMEOUT ? 'timeout' : undefined, linked.send);
-    return result;
+    const shim = owner === undefined ? undefined : this.shims.get(owner);
+    if (shim === undefined || traceparent === undefined) return this.host.callTool(name, args, hostOptions);
+    const key = shim.track({ traceparent, tracestate });
+    try {
+      return await this.host.callTool(name, { ...args, [CALL_TAG_KEY]: key }, hostOptions);
+    } finally {
+      shim.settle(key);
+    }
   }
 
   /** Sends a lifecycle event to subscribers; returns how many got it. */

@@ -176,6 +176,24 @@ describe('run on a TTY', () => {
     return { stdin, stdout, stderr, exit, finish };
   }
 
+  it("shows a running call's progress on one updating line, which the result replaces", async () => {
+    const t = ttyRun([fixture('faults/long-tool')]);
+    try {
+      let at = await t.stdout.waitFor('zot-ext> ');
+      t.stdin.write('!long {"steps":2,"ms":10}\r');
+      at = await t.stdout.waitFor('[long-tool] long: done 2\n', at);
+      const CLEAR = '\r\x1b[2K';
+      expect(t.stdout.text()).toContain(`${CLEAR}[long-tool] tool progress: step 1 (1/2)${CLEAR}[long-tool] tool progress: step 2 (2/2)${CLEAR}[long-tool] long: done 2\n`);
+      // No progress line ever ends with a newline of its own.
+      expect(t.stdout.text()).not.toContain('(1/2)\n');
+      await t.stdout.waitFor('zot-ext> ', at);
+      t.stdin.write(':quit\r');
+      expect(await t.exit).toBe(0);
+    } finally {
+      await t.finish();
+    }
+  });
+
   it('Ctrl+C aborts a running tool call at once and keeps the REPL; a second Ctrl+C exits', async () => {
     const t = ttyRun([fixture('faults/stuck-tool'), fixture('extensions/weather')]);
     try {

@@ -215,7 +215,7 @@ export class RunConsole {
     const { head: name, tail } = splitWord(rest);
     if (name === '') return this.fail('usage: !tool {json}');
     const args = parseObject(tail, `!${name}`);
-    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress: (p) => this.screen.print(progressLine(p)) });
+    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress: (p) => this.screen.progress(progressLine(p)) });
     if (result.extension === undefined) {
       const names = host.tools().map((t) => t.name);
       return this.fail(`${result.failure?.message ?? `unknown tool ${name}`}; ${names.length > 0 ? `active tools: ${names.join(', ')}` : 'no active tools'}`);
@@ -337,7 +337,7 @@ function parseObject(text: string, what: string): Record<string, unknown> {
 
 type PanelRef = { extension: string; panelId: string };
 const waiterKey = (panel: PanelRef): string => JSON.stringify([panel.extension, panel.panelId]);
-/** `[ext] tool progress: message (progress/total)`: a plain line, on a terminal too. */
+/** `[ext] tool progress: message (progress/total)`: one updating line on a terminal (Screen.progress), plain lines otherwise. */
 export function progressLine(p: CallProgress): string {
   const count = p.progress === undefined ? '' : p.total === undefined ? ` (${p.progress})` : ` (${p.progress}/${p.total})`;
   return `[${safe(p.extension)}] tool progress: ${safe(p.message ?? '')}${count}`.trimEnd();

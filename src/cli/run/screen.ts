@@ -25,6 +25,8 @@ export class Screen {
   onAfterPrint: (() => void) | undefined;
   /** Called before output on a TTY, to clear the prompt line. */
   onBeforePrint: (() => void) | undefined;
+  /** A progress line is on the terminal's last line, without its newline: the next output replaces it. */
+  private status = false;
 
   constructor(
     readonly out: Output,
@@ -36,11 +38,28 @@ export class Screen {
     this.write(() => this.out.line(text));
   }
 
+  /**
+   * A running call's progress: on a TTY one updating line (CR + clear line, cut to the width), which
+   * the next output replaces; piped, a plain line.
+   */
+  progress(text: string): void {
+    if (!this.tty) return this.print(text);
+    this.drawn = 0;
+    this.drawnPanel = undefined;
+    this.onBeforePrint?.();
+    const columns = (this.out.stream as { columns?: number | undefined }).columns;
+    const safe = this.out.colour ? terminalSafeStyled(text) : terminalSafe(text);
+    const line = columns !== undefined && columns > 1 && safe.length >= columns ? `${safe.slice(0, columns - 2)}…` : safe;
+    this.out.stream.write(`\r\x1b[2K${line}`);
+    this.status = true;
+  }
+
   error(text: string): void {
     this.write(() => this.err.line(text));
   }
 
   panel(view: PanelView): void {
+    this.clearStatus();
     const lines = panelLines(view, this.out);
     if (this.tty && this.drawn > 0 && this.drawnPanel === view.panelId) {
       this.onBeforePrint?.();
@@ -52,7 +71,14 @@ export class Screen {
     this.drawnPanel = view.panelId;
   }
 
+  private clearStatus(): void {
+    if (!this.status) return;
+    this.status = false;
+    this.out.stream.write('\r\x1b[2K');
+  }
+
   private write(fn: () => void): void {
+    this.clearStatus();
     this.drawn = 0;
     this.drawnPanel = undefined;
     if (!this.tty) return fn();

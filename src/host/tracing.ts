@@ -1,0 +1,274 @@
+// The host's OpenTelemetry spans (docs/tracing.md): tool calls, commands, intercept chains and their
+// steps, restarts; exits and restarts as span events. Exists only with `tracing` on: when off, the
+// host holds no tracer and each traced path costs one `ctx.tracer` check.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import { ErrorCode, isExtensionHostError } from '../errors.js';
+import type { InterceptChain, TraceStep } from '../intercept/chain.js';
+import type { StepOutcome } from '../intercept/step.js';
+import type { ExtensionProcess, RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
+import type { HostCallOptions } from './call-options.js';
+import type { LoadedExtension } from './loaded-extension.js';
+import type { OtelApi } from './tracing-load.js';
+import type { HostEvents, ToolResult } from './types.js';
+
+/** W3C trace context as sent in a request's `_meta` (capability "trace"). */
+export interface TraceMeta {
+  traceparent: string;
+  tracestate?: string | undefined;
+}
+
+/** One chain call in progress: its span's context, and the steps that made their own spans. */
+interface ChainScope {
+  readonly context: Context;
+  readonly started: number;
+  readonly live: string[];
+}
+
+const CHAIN_METHODS = [
+  ['toolCall', 'tool_call'],
+  ['turnStart', 'turn_start'],
+  ['assistantMessage', 'assistant_message'],
+  ['beforeAgentStart', 'before_agent_start'],
+] as const;
+
+type Done<T> = (span: Span, value: T | undefined, error: unknown) => void;
+
+/** The error.type of a failed request: the host's error code, else the error's name. */
+function errorType(error: unknown): string {
+  return isExtensionHostError(error) ? error.code : error instanceof Error ? error.name : 'Error';
+}
+
+function stepDecision(outcome: StepOutcome): Attributes {
+  if (!outcome.ok) return { 'zot.intercept.decision': 'failure', 'zot.intercept.failure_kind': outcome.kind, 'error.type': outcome.kind };
+  const d = outcome.decision;
+  if (d === undefined) return { 'zot.intercept.decision': 'allow', 'zot.intercept.rewritten': false };
+  if (d.block === true) return { 'zot.intercept.decision': 'block', 'zot.intercept.rewritten': false };
+  const rewritten = d.modifiedArgs !== undefined || d.replaceText !== undefined || d.systemPrompt !== undefined;
+  return { 'zot.intercept.decision': rewritten ? 'rewrite' : 'allow', 'zot.intercept.rewritten': rewritten };
+}
+
+export class HostTracer {
+  /** The spans open per extension name, for the exit and restart events. */
+  private readonly open = new Map<string, Set<Span>>();
+  private readonly restarts = new Map<string, Span>();
+  private readonly chains = new AsyncLocalStorage<ChainScope>();
+
+  constructor(
+    readonly api: OtelApi,
+    private readonly tracer: Tracer,
+  ) {}
+
+  /** W3C trace context of a span (traceparent formatted from its span context). */
+  meta(span: Span): TraceMeta {
+    const sc = span.spanContext();
+    const traceparent = `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+    const tracestate = sc.traceState?.serialize();
+    return tracestate === undefined || tracestate.length === 0 ? { traceparent } : { traceparent, tracestate };
+  }
+
+  /** A tool call as span `execute_tool {name}` (GenAI semantic conventions). */
+  tool(ext: LoadedExtension, name: string, args: Record<string, unknown>, options: RequestOptions, mapper: ResponseMapper<ToolResultFrame, ToolResult>, call: HostCallOptions | undefined): Promise<ToolResult> {
+    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.type': 'extension', 'zot.extension.name': ext.name };
+    const callId = call?.toolCallId;
+    if (callId !== undefined) attributes['gen_ai.tool.call.id'] = callId;
+    const span = this.tracer.startSpan(`execute_tool ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
+    const traced: ResponseMapper<ToolResultFrame, ToolResult> = {
+      frame: (frame) => {
+        if (callId === undefined) span.setAttribute('gen_ai.tool.call.id', frame.id);
+        return mapper.frame(frame);
+      },
+      error: mapper.error,
+    };
+    return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
+      if (result === undefined) return;
+      const failure = result.failure;
+      if (failure !== undefined) this.failed(s, ext, failure.code, failure.message);
+      else if (result.isError) this.failed(s, ext, 'tool_error', 'the tool reported an error');
+    });
+  }
+
+  /** A command as span `zot.command {name}`. */
+  command(ext: LoadedExtension, name: string, args: string, options: RequestOptions): Promise<ExtensionFrame> {
+    const attributes: Attributes = { 'zot.command.name': name, 'zot.extension.name': ext.name };
+    const span = this.tracer.startSpan(`zot.command ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
+    return this.request<ExtensionFrame>(ext, span, { type: 'command_invoked', name, args }, options, undefined, () => undefined);
+  }
+
+  /**
+   * What an extension step requests through: each event_intercept is span `zot.intercept.step
+   * {extension}`, a child of its chain's span (or of the active context outside a chain).
+   */
+  stepProcess(ext: LoadedExtension): Pick<ExtensionProcess, 'request'> {
+    const request = (frame: RequestFrame<RequestType>, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> => {
+      const scope = this.chains.getStore();
+      scope?.live.push(ext.name);
+      const event = (frame as { event?: string }).event ?? '';
+      const attributes: Attributes = { 'zot.intercept.event': event, 'zot.intercept.extension': ext.name, 'zot.extension.name': ext.name };
+      const span = this.tracer.startSpan(`zot.intercept.step ${ext.name}`, { attributes }, scope?.context ?? this.api.context.active());
+      return this.request(ext, span, frame, options ?? {}, mapper, (s, value) => {
+        if (value !== undefined) s.setAttributes(stepDecision(value as StepOutcome));
+        const outcome = value as StepOutcome | undefined;
+        if (outcome === undefined || outcome.ok) return;
+        s.setStatus({ code: this.api.SpanStatusCode.ERROR, message: outcome.message });
+        if (outcome.kind === 'timeout' && ext.process.capabilities.includes('cancel')) s.addEvent('zot.cancel', { 'zot.cancel.reason': 'timeout' });
+      });
+    };
+    return { request: request as ExtensionProcess['request'] };
+  }
+
+  /** Each chain call becomes span `zot.intercept {event}`; steps that are not an extension's get their span from the trace afterwards. */
+  wrapChain(chain: InterceptChain): void {
+    for (const [method, event] of CHAIN_METHODS) {
+      const original = (chain[method] as (...args: unknown[]) => Promise<{ trace: TraceStep[]; block?: boolean; modified?: boolean }>).bind(chain);
+      (chain as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => this.chainCall(event, () => original(...args));
+    }
+  }
+
+  private chainCall<R extends { trace: TraceStep[]; block?: boolean; modified?: boolean }>(event: string, run: () => Promise<R>): Promise<R> {
+    const { api } = this;
+    const parent = api.context.active();
+    const span = this.tracer.startSpan(`zot.intercept ${event}`, { attributes: { 'zot.intercept.event': event } }, parent);
+    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: performance.now(), live: [] };
+    return this.chains.run(scope, run).then(
+      (result) => {
+        this.plainSteps(scope, event, result.trace);
+        const blocked = result.trace.find((s) => s.decision === 'block');
+        span.setAttributes({
+          'zot.intercept.steps': result.trace.length,
+          'zot.intercept.decision': result.block === true ? 'block' : 'allow',
+          'zot.intercept.rewritten': result.modified ?? result.trace.some((s) => s.decision === 'rewrite'),
+        });
+        if (blocked !== undefined) span.setAttribute('zot.intercept.blocked_by', blocked.interceptor);
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        span.setAttribute('error.type', errorType(error));
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.end();
+        throw error;
+      },
+    );
+  }
+
+  /** Spans for the steps that made none (interceptors added with `add()`), timed from the trace. */
+  private plainSteps(scope: ChainScope, event: string, trace: readonly TraceStep[]): void {
+    let live = 0;
+    let at = scope.started;
+    for (const step of trace) {
+      const start = at;
+      at += step.ms;
+      if (scope.live[live] === step.interceptor) {
+        live++;
+        continue;
+      }
+      const attributes: Attributes = { 'zot.intercept.event': event, 'zot.intercept.interceptor': step.interceptor, 'zot.intercept.decision': step.decision, 'zot.intercept.rewritten': step.decision === 'rewrite' };
+      if (step.failure !== undefined) attributes['zot.intercept.failure_kind'] = attributes['error.type'] = step.failure;
+      const span = this.tracer.startSpan(`zot.intercept.step ${step.interceptor}`, { attributes, startTime: start }, scope.context);
+      if (step.failure !== undefined) span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: step.message });
+      span.end(at);
+    }
+  }
+
+  /** Host events that become span events: exits and restarts on the extension's open spans, a span per restart. */
+  observe(name: string, args: unknown[]): void {
+    if (name === 'extension:exit') {
+      const [exit] = args as HostEvents['extension:exit'];
+      const attributes: Attributes = { 'zot.extension.name': exit.name, 'zot.exit.reason': exit.reason };
+      if (exit.code !== null) attributes['zot.exit.code'] = exit.code;
+      if (exit.signal !== null) attributes['zot.exit.signal'] = exit.signal;
+      this.eventOn(exit.name, 'zot.extension.exit', attributes);
+      this.restarts.get(exit.name)?.addEvent('zot.extension.exit', attributes);
+    } else if (name === 'extension:state') {
+      const [change] = args as HostEvents['extension:state'];
+      this.stateChanged(change);
+    }
+  }
+
+  private stateChanged(change: HostEvents['extension:state'][0]): void {
+    const restart = this.restarts.get(change.name);
+    if (change.state === 'restarting') {
+      const attributes: Attributes = { 'zot.extension.name': change.name, 'zot.restart.reason': change.reason ?? 'restart' };
+      if (change.restarts !== undefined) attributes['zot.restart.count'] = change.restarts;
+      this.eventOn(change.name, 'zot.extension.restart', attributes);
+      if (restart === undefined) this.restarts.set(change.name, this.tracer.startSpan(`zot.extension.restart ${change.name}`, { attributes }, this.api.ROOT_CONTEXT));
+      return;
+    }
+    if (restart === undefined || change.state === 'starting') return;
+    this.restarts.delete(change.name);
+    if (change.state !== 'ready') {
+      restart.setAttribute('error.type', change.state);
+      restart.setStatus({ code: this.api.SpanStatusCode.ERROR, message: `${change.name} ${change.state}${change.reason === undefined ? '' : ` (${change.reason})`}` });
+    }
+    restart.end();
+  }
+
+  /** Ends what is still open (stop). */
+  close(): void {
+    for (const span of this.restarts.values()) span.end();
+    this.restarts.clear();
+  }
+
+  private eventOn(extension: string, name: string, attributes: Attributes): void {
+    const spans = this.open.get(extension);
+    if (spans !== undefined) for (const span of spans) span.addEvent(name, attributes);
+  }
+
+  private failed(span: Span, ext: LoadedExtension, type: string, message: string): void {
+    span.setAttribute('error.type', type);
+    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
+    if ((type === ErrorCode.ABORTED || type === ErrorCode.TIMEOUT) && ext.process.capabilities.includes('cancel')) {
+      span.addEvent('zot.cancel', { 'zot.cancel.reason': type === ErrorCode.ABORTED ? 'aborted' : 'timeout' });
+    }
+  }
+
+  /**
+   * One traced request: `_meta` for an extension that negotiated "trace" (without the encoded head,
+   * which lacks it), progress as span events, the span kept open for exit/restart events until the
+   * request settles.
+   */
+  private request<T>(ext: LoadedExtension, span: Span, frame: RequestFrame<RequestType>, options: RequestOptions, mapper: ResponseMapper<never, unknown> | undefined, done: Done<T>): Promise<T> {
+    const open = this.open.get(ext.name) ?? new Set<Span>();
+    this.open.set(ext.name, open);
+    open.add(span);
+    const proc = ext.process;
+    let sent: RequestFrame<RequestType> = frame;
+    if (proc.capabilities.includes('trace')) sent = { ...frame, _meta: this.meta(span) } as unknown as RequestFrame<RequestType>;
+    const onProgress = options.onProgress;
+    const traced: RequestOptions = {
+      ...options,
+      head: sent === frame ? options.head : undefined,
+      onProgress: (p: ProgressFrame) => {
+        const attributes: Attributes = {};
+        if (p.message !== undefined) attributes['zot.progress.message'] = p.message;
+        if (p.progress !== undefined) attributes['zot.progress.progress'] = p.progress;
+        if (p.total !== undefined) attributes['zot.progress.total'] = p.total;
+        span.addEvent('zot.progress', attributes);
+        onProgress?.(p);
+      },
+    };
+    const end = (value: T | undefined, error: unknown): void => {
+      open.delete(span);
+      if (open.size === 0 && this.open.get(ext.name) === open) this.open.delete(ext.name);
+      try {
+        if (error !== undefined) this.failed(span, ext, errorType(error), error instanceof Error ? error.message : String(error));
+        done(span, value, error);
+      } finally {
+        span.end();
+      }
+    };
+    const request = proc.request as (frame: RequestFrame<RequestType>, options: RequestOptions, mapper?: ResponseMapper<never, unknown>) => Promise<unknown>;
+    return (request.call(proc, sent, traced, mapper) as Promise<T>).then(
+      (value) => {
+        end(value, undefined);
+        return value;
+      },
+      (error: unknown) => {
+        end(undefined, error ?? new Error('request failed'));
+        throw error;
+      },
+    );
+  }
+}
