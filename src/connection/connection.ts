@@ -77,6 +77,8 @@ export class Connection {
   private flushScheduled = false;
   /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
   private requestWritten = false;
+  /** An answer settled since the last end-of-tick write: requests until then wait for it (see enqueue). */
+  private answered = false;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
   /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
@@ -204,6 +206,7 @@ export class Connection {
     }
     this.pending.delete(id);
     this.release(entry);
+    if (frame !== undefined) this.answered = true;
     if (error !== undefined) {
       fail(entry, error);
     } else if (frame !== undefined && frame.type !== entry.type) {
@@ -311,7 +314,9 @@ export class Connection {
    * syscalls, and one wake-up of the extension. With `eager` (a request while others are in
    * flight), the first request of a tick is written at once (with whatever the tick queued before
    * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
-   * this tick goes on (measurements: docs/performance.md, "Request writes").
+   * this tick goes on. Requests that follow answers (the callers' reactions to them, in the same
+   * tick) all wait for its end, like a write-coalescing loop: one write for the whole burst, and one
+   * wake-up of the extension (measurements: docs/performance.md, "Request writes").
    */
   private enqueue(line: string, eager = false): void {
     if (!this.flushScheduled) {
@@ -323,7 +328,7 @@ export class Connection {
     this.options.stats.framesOut++;
     this.charsPushed += line.length;
     const queued = this.queue.push(line);
-    if (!eager) return;
+    if (!eager || this.answered) return;
     if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
       this.requestWritten = true;
       this.flush();
@@ -333,6 +338,7 @@ export class Connection {
   private readonly flushSoon = (): void => {
     this.flushScheduled = false;
     this.requestWritten = false;
+    this.answered = false;
     this.deadlines.endTick();
     this.flush();
   };
