@@ -43,7 +43,7 @@ export interface RequestOptions {
    */
   closeStdinOnWriteTimeout?: boolean | undefined;
   /**
-   * The frame already encoded up to its id (protocol/encode.ts `toolCallInterceptHead`): the line is
+   * The frame already encoded up to its id (protocol/encode.ts `toolCallHead`, `toolCallInterceptHead`): the line is
    * `requestLine(head, id)`, the same bytes as encoding the frame again. @default undefined
    */
   head?: string | undefined;
