@@ -42,6 +42,20 @@ describe('correlation', () => {
     expect(h.diagnostics).toEqual([{ code: 'UNKNOWN_ID', message: 'tool_result for unknown or already settled id "mem:99" dropped' }]);
   });
 
+  it('matches an answer only by the exact id it was sent with', async () => {
+    h = await connectionHarness();
+    const a = outcome(h.connection.request(call()));
+    await settleIo();
+    const near = ['mem:01', 'mem:1 ', 'mem:+1', 'mem:1.0', 'mem:', 'mem1', 'Mem:1', 'other:1', 'mem:1000000000000000001'];
+    for (const id of near) h.ext.send({ type: 'tool_result', id, content: [] });
+    await settleIo();
+    expect(h.connection.has('mem:1')).toBe(true);
+    expect(near.some((id) => h!.connection.has(id))).toBe(false);
+    expect(h.diagnostics.map((d) => d.message)).toEqual(near.map((id) => `tool_result for unknown or already settled id ${JSON.stringify(id)} dropped`));
+    h.answer(h.ext.requests('tool_call')[0]!);
+    expect(await a).toBe('ok ok');
+  });
+
   it('maps outcomes through a ResponseMapper instead of rejecting', async () => {
     h = await connectionHarness();
     const mapper = { frame: () => 'answered', error: (e: ExtensionHostError) => `failed ${e.code}` };
