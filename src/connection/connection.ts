@@ -8,7 +8,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
-import { fail, type Pending, type ProgressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
+import { fail, type Pending, type PendingExtra, type ProgressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
 export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
@@ -57,7 +57,8 @@ const MAX_BATCH_LINES = 8;
 
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
 export class Connection {
-  private readonly pending = new Map<string, Pending>();
+  /** Keyed by the request's number (a small integer hashes cheaper than a fresh id string). */
+  private readonly pending = new Map<number, Pending>();
   private seq = 0;
   private readonly idPrefix: string;
   /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
@@ -77,6 +78,8 @@ export class Connection {
   private flushScheduled = false;
   /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
   private requestWritten = false;
+  /** An answer settled since the last end-of-tick write: requests until then wait for it (see enqueue). */
+  private answered = false;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
   /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
@@ -98,7 +101,28 @@ export class Connection {
 
   /** A request with this id waits for its answer. */
   has(id: string): boolean {
-    return this.pending.has(id);
+    const seq = this.seqOf(id);
+    return seq !== undefined && this.pending.has(seq);
+  }
+
+  /** The number of the id `<idPrefix>:<seq>` this connection gave a request; undefined for any other string. */
+  private seqOf(id: string): number | undefined {
+    const prefix = this.idPrefix;
+    const from = prefix.length;
+    const length = id.length;
+    // 1 to 15 digits without a leading zero: exactly the strings `${prefix}${seq}` makes.
+    if (length <= from || length > from + 15 || !id.startsWith(prefix)) return undefined;
+    let seq = 0;
+    for (let i = from; i < length; i++) {
+      const digit = id.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9 || (digit === 0 && i === from)) return undefined;
+      seq = seq * 10 + digit;
+    }
+    return seq;
+  }
+
+  private idOf(entry: Pending): string {
+    return `${this.idPrefix}${entry.seq}`;
   }
 
   /** Sends a request; resolves its response (or what `mapper` makes of the outcome). Never hangs past `timeoutMs`. */
@@ -109,7 +133,6 @@ export class Connection {
     const request = frame.type as RequestType;
     if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason), mapper);
     const seq = ++this.seq;
-    const id = `${this.idPrefix}${seq}`;
     // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
     // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
     // reason only then, so a good call pays nothing for the check.
@@ -127,36 +150,35 @@ export class Connection {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), mapper);
     }
     const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
+    const closesStdin = options?.closeStdinOnWriteTimeout === true;
+    const extra: PendingExtra | undefined = watch !== undefined || closesStdin || signal !== undefined ? { closesStdin, watch, cleanup: undefined } : undefined;
     return new Promise<unknown>((resolve, reject) => {
       const entry: Pending = {
-        id,
+        seq,
         request,
-        type: RESPONSE_TYPE[request],
         mapper,
         resolve,
         reject,
         deadline: undefined,
         end: this.charsPushed + line.length,
         line,
-        closesStdin: options?.closeStdinOnWriteTimeout === true,
         frame,
-        watch,
         settled: false,
-        cleanup: undefined,
+        extra,
       };
       // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
       const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
       if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.deadlines.join(entry, first);
       if (signal !== undefined) {
         const onAbort = () => {
-          const pending = this.pending.has(id);
-          this.settle(id, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
-          if (pending && this.cancels) this.cancel(id, 'aborted');
+          const pending = this.pending.has(seq);
+          this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
+          if (pending && this.cancels) this.cancel(this.idOf(entry), 'aborted');
         };
         signal.addEventListener('abort', onAbort, { once: true });
-        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+        extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.pending.set(id, entry);
+      this.pending.set(seq, entry);
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
       this.enqueue(line, this.pending.size > 1);
     });
@@ -194,20 +216,27 @@ export class Connection {
 
   /** Settles the request `id` with its answer, or with `error`; an answer for no request is a diagnostic. */
   settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
-    const entry = this.pending.get(id);
+    this.settleEntry(this.seqOf(id), id, frame, error);
+  }
+
+  /** settle() by the request's number (`id`, when known, is the wire id, for the diagnostics). */
+  private settleEntry(seq: number | undefined, wireId: string | undefined, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
+    const entry = seq === undefined ? undefined : this.pending.get(seq);
     if (entry === undefined) {
       if (frame === undefined) return;
+      const id = wireId ?? `${this.idPrefix}${seq}`;
       // Once per cancelled id: the extension answered before it read the cancel, or ignored it.
       if (this.cancelled?.delete(id) === true) this.options.log?.(`late ${frame.type} for cancelled request ${JSON.stringify(id)} dropped`);
       else this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
       return;
     }
-    this.pending.delete(id);
+    this.pending.delete(entry.seq);
     this.release(entry);
+    if (frame !== undefined) this.answered = true;
     if (error !== undefined) {
       fail(entry, error);
-    } else if (frame !== undefined && frame.type !== entry.type) {
-      fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${entry.type} with ${frame.type}`));
+    } else if (frame !== undefined && frame.type !== RESPONSE_TYPE[entry.request]) {
+      fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${RESPONSE_TYPE[entry.request]} with ${frame.type}`));
     } else {
       succeed(entry, frame!);
     }
@@ -215,9 +244,10 @@ export class Connection {
 
   /** A `progress` frame: to its request's watch (a restarted deadline, onProgress); see ProgressOutcome. */
   progress(frame: ProgressFrame): ProgressOutcome {
-    const entry = this.pending.get(frame.id);
+    const seq = this.seqOf(frame.id);
+    const entry = seq === undefined ? undefined : this.pending.get(seq);
     if (entry === undefined) return this.cancelled?.has(frame.id) === true ? 'cancelled' : undefined;
-    const watch = entry.watch;
+    const watch = entry.extra?.watch;
     if (watch === undefined) return entry;
     if (watch.resetMs !== undefined) {
       const left = watch.until - performance.now();
@@ -257,7 +287,7 @@ export class Connection {
 
   private release(entry: Pending): void {
     this.deadlines.release(entry);
-    entry.cleanup?.();
+    entry.extra?.cleanup?.();
   }
 
   private onRequestTimeout(entry: Pending, timeoutMs: number): void {
@@ -271,22 +301,22 @@ export class Connection {
       this.charsRemoved += entry.line.length;
     }
     const unwritten = queued || entry.end > this.charsDone + this.charsRemoved;
-    if (unwritten && entry.closesStdin) {
+    if (unwritten && entry.extra?.closesStdin === true) {
       // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${logPath}`);
-      this.settle(entry.id, undefined, error);
+      this.settleEntry(entry.seq, undefined, undefined, error);
       this.closeInput(error);
       return;
     }
     // Not begun: taken back, so the extension never sees it. Begun: completed, so the framing holds.
     if (queued) {
-      this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
+      this.settleEntry(entry.seq, undefined, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
       return;
     }
-    const watch = entry.watch;
+    const watch = entry.extra?.watch;
     const total = watch?.capped === true ? ` (its total limit of ${watch.maxTotalMs} ms, progress or not)` : '';
-    this.settle(entry.id, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
-    if (this.cancels) this.cancel(entry.id, 'timeout');
+    this.settleEntry(entry.seq, undefined, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
+    if (this.cancels) this.cancel(this.idOf(entry), 'timeout');
   }
 
   /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */
@@ -311,7 +341,9 @@ export class Connection {
    * syscalls, and one wake-up of the extension. With `eager` (a request while others are in
    * flight), the first request of a tick is written at once (with whatever the tick queued before
    * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
-   * this tick goes on (measurements: docs/performance.md, "Request writes").
+   * this tick goes on. Requests that follow answers (the callers' reactions to them, in the same
+   * tick) all wait for its end, like a write-coalescing loop: one write for the whole burst, and one
+   * wake-up of the extension (measurements: docs/performance.md, "Request writes").
    */
   private enqueue(line: string, eager = false): void {
     if (!this.flushScheduled) {
@@ -323,7 +355,7 @@ export class Connection {
     this.options.stats.framesOut++;
     this.charsPushed += line.length;
     const queued = this.queue.push(line);
-    if (!eager) return;
+    if (!eager || this.answered) return;
     if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
       this.requestWritten = true;
       this.flush();
@@ -333,6 +365,7 @@ export class Connection {
   private readonly flushSoon = (): void => {
     this.flushScheduled = false;
     this.requestWritten = false;
+    this.answered = false;
     this.deadlines.endTick();
     this.flush();
   };

@@ -43,7 +43,7 @@ export interface RequestOptions {
    */
   closeStdinOnWriteTimeout?: boolean | undefined;
   /**
-   * The frame already encoded up to its id (protocol/encode.ts `toolCallInterceptHead`): the line is
+   * The frame already encoded up to its id (protocol/encode.ts `toolCallHead`, `toolCallInterceptHead`): the line is
    * `requestLine(head, id)`, the same bytes as encoding the frame again. @default undefined
    */
   head?: string | undefined;
@@ -79,10 +79,9 @@ export interface ResponseMapper<T, R> {
 
 /** One request waiting for its answer. */
 export interface Pending {
-  readonly id: string;
+  /** Its number: the id on the wire is `<idPrefix>:<seq>` (the pending map is keyed by the number). */
+  readonly seq: number;
   readonly request: RequestType;
-  /** The response type expected. */
-  readonly type: ExtensionFrame['type'];
   readonly mapper: ResponseMapper<ExtensionFrame, unknown> | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -92,11 +91,17 @@ export interface Pending {
   readonly end: number;
   /** The encoded request, to take it back from the queue while none of it is written. */
   readonly line: string;
-  readonly closesStdin: boolean;
   /** The request as given (its `name`, for progress events). */
   readonly frame: RequestFrame<RequestType>;
-  readonly watch: ProgressWatch | undefined;
   settled: boolean;
+  /** What only some requests have (most have none: one field less to fill and carry per call). */
+  extra: PendingExtra | undefined;
+}
+
+/** A pending request's write rule, progress watch and abort listener. */
+export interface PendingExtra {
+  readonly closesStdin: boolean;
+  readonly watch: ProgressWatch | undefined;
   cleanup: (() => void) | undefined;
 }
 

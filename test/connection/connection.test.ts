@@ -42,6 +42,20 @@ describe('correlation', () => {
     expect(h.diagnostics).toEqual([{ code: 'UNKNOWN_ID', message: 'tool_result for unknown or already settled id "mem:99" dropped' }]);
   });
 
+  it('matches an answer only by the exact id it was sent with', async () => {
+    h = await connectionHarness();
+    const a = outcome(h.connection.request(call()));
+    await settleIo();
+    const near = ['mem:01', 'mem:1 ', 'mem:+1', 'mem:1.0', 'mem:', 'mem1', 'Mem:1', 'other:1', 'mem:1000000000000000001'];
+    for (const id of near) h.ext.send({ type: 'tool_result', id, content: [] });
+    await settleIo();
+    expect(h.connection.has('mem:1')).toBe(true);
+    expect(near.some((id) => h!.connection.has(id))).toBe(false);
+    expect(h.diagnostics.map((d) => d.message)).toEqual(near.map((id) => `tool_result for unknown or already settled id ${JSON.stringify(id)} dropped`));
+    h.answer(h.ext.requests('tool_call')[0]!);
+    expect(await a).toBe('ok ok');
+  });
+
   it('maps outcomes through a ResponseMapper instead of rejecting', async () => {
     h = await connectionHarness();
     const mapper = { frame: () => 'answered', error: (e: ExtensionHostError) => `failed ${e.code}` };
@@ -180,5 +194,32 @@ describe('the stuck watch', () => {
     expect(h.diagnostics).toEqual([]);
     expect(h.disconnects).toEqual([]);
     expect(h.ext.received.filter((f) => f.event === 'tick')).toHaveLength(5);
+  });
+});
+
+describe('write batching after answers', () => {
+  it('requests that follow answers in the same tick go out together at its end, in one write, in order', async () => {
+    h = await connectionHarness();
+    const { connection, ext } = h;
+    const writes: number[] = [];
+    const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
+    ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
+      writes.push(String(chunk).split('\n').length - 1);
+      return write(chunk, ...rest);
+    }) as typeof ext.stdin.write;
+    // 20 in flight, each answer followed by a new request (a pipelining caller).
+    const follow: Promise<unknown>[] = [];
+    const first = Array.from({ length: 20 }, (_, i) => connection.request(call('echo', { n: `a${i}` })).then(() => follow.push(connection.request(call('echo', { n: `b${i}` })))));
+    await settleIo();
+    writes.length = 0;
+    // All 20 answers in one chunk, as an extension writes what one read produced.
+    const answers = ext.requests('tool_call').map((r) => `{"type":"tool_result","id":"${String(r.id)}","content":[]}\n`).join('');
+    (ext.child.stdout as unknown as { write(s: string): void }).write(answers);
+    await Promise.all(first);
+    await settleIo();
+    expect(writes).toEqual([20]);
+    expect(ext.requests('tool_call').slice(20).map((f) => (f.args as { n: string }).n)).toEqual(Array.from({ length: 20 }, (_, i) => `b${i}`));
+    for (const request of ext.requests('tool_call').slice(20)) h.answer(request);
+    await Promise.all(follow);
   });
 });
