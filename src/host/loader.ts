@@ -5,7 +5,6 @@ import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { ExtensionProcess } from '../process/extension-process.js';
-import { loadCodec } from '../protocol/decode-line.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';
@@ -39,8 +38,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     discover: options.discover ?? true,
     env: typeof options.env === 'object' ? options.env : undefined,
   });
-  // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
-  const [found] = await Promise.all([discovery.discover(), loadCodec()]);
+  // The frame schemas (zod) load only for a frame off the zod-free paths (process/codec-gate.ts).
+  const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
