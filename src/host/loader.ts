@@ -152,6 +152,9 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   } finally {
     clearTimeout(idle);
     clearTimeout(grace);
+    // The process's listeners above share this function's closure context: dropping the cleared
+    // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
+    idle = grace = undefined;
   }
 }
 
