@@ -29,7 +29,7 @@ export interface HostLike {
 type HostConstructor = new (options: Record<string, unknown>) => HostLike;
 
 export type HostModule =
-  | { ok: true; from: string; ExtensionHost: HostConstructor }
+  | { ok: true; from: string; ExtensionHost: HostConstructor; /** The module's URL (what the cold-import probes load, unless it is src/). */ url: string }
   | { ok: false; reason: string; skipped?: boolean | undefined };
 
 /** The repository root. */
@@ -81,7 +81,7 @@ export async function loadHost(requested: string): Promise<HostModule> {
     const mod = (await import(url.href)) as Record<string, unknown>;
     const ctor = mod.ExtensionHost;
     if (typeof ctor !== 'function') return { ok: false, reason: `ExtensionHost is not exported from ${from}` };
-    return { ok: true, from, ExtensionHost: ctor as HostConstructor };
+    return { ok: true, from, ExtensionHost: ctor as HostConstructor, url: url.href };
   } catch (error) {
     return { ok: false, reason: `import of ${from} failed: ${(error as Error).message}` };
   }

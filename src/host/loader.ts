@@ -6,7 +6,6 @@ import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { offeredCapabilities } from './offered-capabilities.js';
 import { ExtensionProcess } from '../process/extension-process.js';
-import { loadCodec } from '../protocol/decode-line.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';
@@ -40,8 +39,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     discover: options.discover ?? true,
     env: typeof options.env === 'object' ? options.env : undefined,
   });
-  // The frame decoder's module (zod) loads while discovery runs: the processes need it next.
-  const [found] = await Promise.all([discovery.discover(), loadCodec()]);
+  // The frame schemas (zod) load only for a frame off the zod-free paths (process/codec-gate.ts).
+  const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
@@ -155,6 +154,9 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   } finally {
     clearTimeout(idle);
     clearTimeout(grace);
+    // The process's listeners above share this function's closure context: dropping the cleared
+    // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
+    idle = grace = undefined;
   }
 }
 

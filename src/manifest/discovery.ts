@@ -9,6 +9,7 @@ import { resolveHome } from './home.js';
 import { parseJson } from './json.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { manifestIssues } from './manifest-issues.js';
+import { plainManifest } from './plain-manifest.js';
 import { locateRoot, NO_ROOT } from './root-scan.js';
 import type { Manifest } from './schema.js';
 import { resolveSkills } from './skills.js';
@@ -45,6 +46,9 @@ export type { DiscoveredExtension, DiscoveryResult, ExtensionKind, ExtensionSour
 export { isSpawnable } from './discovered.js';
 
 type ManifestSchema = (typeof import('./schema.js'))['Manifest'];
+
+/** finish(): this manifest is off the plain path, call again with the schema. */
+const NEEDS_SCHEMA = Symbol('needs schema');
 
 
 // Bounds open file descriptors on huge roots. Below it everything is in flight at once, which is
@@ -106,20 +110,20 @@ export class ManifestDiscovery {
   /**
    * Reads every manifest first, all in flight at once, and only then parses them in one tight loop:
    * interleaving parsing with I/O completions slows the reads down more than the parsing costs.
+   * The schema (and zod) loads only when a manifest is not in its plain valid shape (plain-manifest.ts).
    */
   private async load(located: readonly (Target | Slot)[]): Promise<Slot[]> {
     const targets = located.filter(isTarget);
-    // The schema (and zod) is loaded on first use, while the manifests are read.
-    const [data, { Manifest }] = await Promise.all([
-      mapLimit(targets, CONCURRENCY, (t) => readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err))),
-      targets.length > 0 ? import('./schema.js') : { Manifest: undefined },
-    ]);
-    let next = 0;
-    return Promise.all(located.map((item) => (isTarget(item) ? this.finish(item, data[next++] as Buffer | ReadFailure, Manifest!) : item)));
+    const data = await mapLimit(targets, CONCURRENCY, (t) => readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err)));
+    const read = new Map(targets.map((t, i) => [t, data[i] as Buffer | ReadFailure]));
+    const slots = located.map((item) => (isTarget(item) ? this.finish(item, read.get(item)!, undefined) : item));
+    if (!slots.includes(NEEDS_SCHEMA)) return Promise.all(slots as (Slot | Promise<Slot>)[]);
+    const { Manifest } = await import('./schema.js');
+    return Promise.all(located.map((item, i) => (slots[i] === NEEDS_SCHEMA ? (this.finish(item as Target, read.get(item as Target)!, Manifest) as Slot | Promise<Slot>) : (slots[i] as Slot | Promise<Slot>))));
   }
 
   /** Validates one read manifest; synchronous unless skills, a theme lookup or an exec check is needed. */
-  private finish(target: Target, data: Buffer | ReadFailure, Manifest: ManifestSchema): Slot | Promise<Slot> {
+  private finish(target: Target, data: Buffer | ReadFailure, Manifest: ManifestSchema | undefined): Slot | Promise<Slot> | typeof NEEDS_SCHEMA {
     const { dir, file, source, manifestPath } = target;
     if (data instanceof ReadFailure) return unreadable(dir, file, source, data.error);
     if (data.length > MAX_MANIFEST_BYTES) {
@@ -145,9 +149,13 @@ export class ManifestDiscovery {
         ],
       };
     }
-    const parsed = Manifest.safeParse(json.value);
-    if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, json.value, manifestPath) };
-    const manifest = parsed.data;
+    let manifest = plainManifest(json.value);
+    if (manifest === undefined) {
+      if (Manifest === undefined) return NEEDS_SCHEMA;
+      const parsed = Manifest.safeParse(json.value);
+      if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, json.value, manifestPath) };
+      manifest = parsed.data;
+    }
     const slot: Slot = {
       extension: {
         name: manifest.name,

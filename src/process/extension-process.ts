@@ -6,11 +6,12 @@ import { Connection } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
 import type { ExtensionFrame, HelloAckFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
-import { type CodecModule, type DecodedFrame, decodeLine, isLineProblem, loadCodec } from '../protocol/decode-line.js';
+import { isLineProblem, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
 import type { Transport, TransportExit, TransportFault } from '../transport/transport.js';
+import { CodecGate } from './codec-gate.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
 import { faultEnding } from './faults.js';
 import { HelloWait } from './hello-wait.js';
@@ -54,8 +55,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   private endReason: ExitInfo['reason'] | undefined;
   /** Set when the peer exits: how the connection ends once its last lines are read. */
   private ending: { reason: ExitInfo['reason']; error: ExtensionHostError } | undefined;
-  /** The frame decoder, once its module (zod) is loaded: start() awaits it. */
-  private codec: CodecModule | undefined;
+  /** Decodes lines; holds them while the frame schemas load, for a line that needs them. */
+  private readonly gate: CodecGate;
 
   constructor(options: ExtensionProcessOptions) {
     super();
@@ -80,9 +81,10 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       isOver: () => this.disconnected !== undefined || this.state === 'closed',
       log: (message) => this.logLine(message),
     });
+    this.gate = new CodecGate({ line: (line) => this.onLine(line), diagnose: (message) => this.diagnose('INVALID_FRAME', message), log: (message) => this.logLine(message), stats: this.stats }, maxFrameBytes);
     this.transport.on('error', (fault) => this.onFault(fault));
     this.transport.on('exit', (exit) => this.onPeerExit(exit));
-    this.transport.on('close', (exit) => this.onPeerClosed(exit));
+    this.transport.on('close', (exit) => this.gate.after(() => this.onPeerClosed(exit)));
     this.exitPromise = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -122,10 +124,9 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   async start(): Promise<HelloFrame> {
     if (this.state !== 'idle') throw new ExtensionHostError(ErrorCode.NOT_STARTED, `${this.name}: start() called twice`, this.errOpts());
     this.state = 'starting';
-    // zod (for the frame decoder) and the transport's modules (cross-spawn) load on first use, together.
+    // The transport's modules load on first use; the frame schemas only for a line that needs them (codec-gate.ts).
     try {
-      const [codec] = await Promise.all([loadCodec(), this.transport.prepare?.()]);
-      this.codec = codec;
+      await this.transport.prepare?.();
     } catch (err) {
       this.state = 'closed';
       this.finish({ code: null, signal: null, reason: 'exited' });
@@ -173,21 +174,19 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private onLine(line: string): void {
-    const decoded = decodeLine(line, this.codec);
+    const decoded = this.gate.decode(line);
+    if (decoded === undefined) return;
     if (isLineProblem(decoded)) this.onDecoded(decoded, line);
     else this.onFrame(decoded);
   }
 
-  private onDecoded(decoded: DecodedFrame, line: string): void {
-    if (decoded.ok) {
-      this.onFrame(decoded.frame);
-      return;
-    }
+  private onDecoded(decoded: LineProblem, line: string): void {
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
+      if (this.gate.holdIfUnloaded(line)) return;
       this.stats.framesIn++;
-      progressLine(line, this.codec, this.connection, this);
+      progressLine(line, this.gate.codec, this.connection, this);
       return;
     }
     this.stats.badLines++;

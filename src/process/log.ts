@@ -42,7 +42,10 @@ export class ExtensionLog {
   #dropped = 0;
   #draining: Promise<void> | undefined;
   #checkDue = false;
-  #timer: NodeJS.Timeout | undefined;
+  /** In the shared watch of its checkMs (a running child). */
+  #watched = false;
+  /** One interval per check period for all running children's logs, not one per extension. */
+  static readonly #watches = new Map<number, { timer: NodeJS.Timeout; logs: Set<ExtensionLog> }>();
 
   constructor(
     readonly path: string,
@@ -78,8 +81,15 @@ export class ExtensionLog {
 
   /** The child is gone: no more periodic checks. */
   childEnded(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    if (!this.#watched) return;
+    this.#watched = false;
+    const watch = ExtensionLog.#watches.get(this.#checkMs);
+    if (watch === undefined) return;
+    watch.logs.delete(this);
+    if (watch.logs.size === 0) {
+      clearInterval(watch.timer);
+      ExtensionLog.#watches.delete(this.#checkMs);
+    }
   }
 
   /** Resolves once every host line written so far is in the file (or dropped). */
@@ -99,12 +109,24 @@ export class ExtensionLog {
   }
 
   #watch(): void {
-    if (this.#timer !== undefined || !Number.isFinite(this.#maxBytes)) return;
-    this.#timer = setInterval(() => {
-      this.#checkDue = true;
-      void this.#drain();
-    }, this.#checkMs);
-    this.#timer.unref();
+    if (this.#watched || !Number.isFinite(this.#maxBytes)) return;
+    this.#watched = true;
+    const ms = this.#checkMs;
+    let watch = ExtensionLog.#watches.get(ms);
+    if (watch === undefined) {
+      const logs = new Set<ExtensionLog>();
+      const timer = setInterval(() => {
+        for (const log of logs) log.#due();
+      }, ms);
+      timer.unref();
+      ExtensionLog.#watches.set(ms, (watch = { timer, logs }));
+    }
+    watch.logs.add(this);
+  }
+
+  #due(): void {
+    this.#checkDue = true;
+    void this.#drain();
   }
 
   /** One writer at a time: queued lines go out in batches; rotation checks run in the same loop. */
@@ -155,10 +177,7 @@ export class ExtensionLog {
       const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`;
       await appendFile(this.path, note);
       // A flood fills the file again within one check: look again soon while it lasts.
-      if (this.#timer !== undefined) setTimeout(() => {
-        this.#checkDue = true;
-        void this.#drain();
-      }, FLOOD_CHECK_MS).unref();
+      if (this.#watched) setTimeout(() => this.#due(), FLOOD_CHECK_MS).unref();
     } catch {
       // No file yet, or it went away: nothing to rotate.
     }

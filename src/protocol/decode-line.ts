@@ -8,20 +8,26 @@
  * 2. the fast path (hot-frames.ts): the responses to requests (`tool_result`,
  *    `event_intercept_response`, `command_response`) in their plain valid shape are checked without
  *    zod and returned as parsed, with no copy and no result wrapper;
- * 3. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
- *    definition of the wire types, which also word the `invalid` problems. hot-frames.test.ts and
- *    decode-line.test.ts hold the fast path to exactly the schemas' output.
+ * 3. the start-up path (plain-frames.ts): `hello`, `register_command`, `register_tool`,
+ *    `subscribe`, `ready`, `clear_notes` and `shutdown_ack` in their plain valid shape, also
+ *    without zod, so that a usual start needs no schema at all;
+ * 4. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
+ *    definition of the wire types, which also word the `invalid` problems. hot-frames.test.ts,
+ *    plain-frames.test.ts and decode-line.test.ts hold the zod-free paths to exactly the schemas'
+ *    output.
  *
- * The zod path is loaded on first use, by `loadCodec()`: importing zod costs ~50 ms and ~14 MB, which
- * a program that only imports the package should not pay. The host loads it while it discovers and a
- * process awaits it before its first line; the loaded module is passed to `decodeLine()` (until then
- * a frame that needs it is an `invalid` problem, never a throw).
+ * The zod path is loaded on first use, by `loadCodec()`: importing zod costs ~100 ms and ~11 MB of
+ * RSS, which a program that only imports the package, or starts extensions that send nothing off
+ * the zod-free paths, should not pay. Until it is loaded, a frame that needs it is an `invalid`
+ * problem that `needsCodec()` recognises (never a throw): the process layer then holds that line
+ * and the ones after it, loads the codec and decodes them in order.
  *
  * The same split serves the host -> extension events: `emit()` checks them without zod in
  * event-check.ts, again tested against the schema.
  */
 import type { ExtensionFrame, ProgressFrame } from './frames.js';
 import { hotFrame } from './hot-frames.js';
+import { plainFrame } from './plain-frames.js';
 import { EXTENSION_FRAME_TYPES } from './names.js';
 
 export type FrameProblem =
@@ -68,6 +74,14 @@ export function loadCodec(): Promise<CodecModule> {
 
 const PREVIEW = 120;
 
+const NOT_LOADED = (type: string) => `${type} frame not checked: the frame schemas are not loaded`;
+
+/** True when `decoded` is only a problem because `decodeLine()` had no codec: decode the line again with it. */
+export function needsCodec(decoded: LineProblem): boolean {
+  const { problem } = decoded;
+  return problem.kind === 'invalid' && problem.message === NOT_LOADED(problem.type);
+}
+
 /** A short, printable excerpt of a line for diagnostics. */
 export function preview(text: string): string {
   const oneLine = text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
@@ -99,9 +113,13 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
     const shown = typeof type === 'string' ? type : String(type);
     return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` });
   }
+  if (fastPath) {
+    const plain = plainFrame(value as Record<string, unknown>, type);
+    if (plain !== undefined) return plain;
+  }
   if (codec === undefined) {
     const id = (value as { id?: unknown }).id;
-    return new LineProblem({ kind: 'invalid', type, message: `${type} frame not checked: the frame schemas are not loaded`, id: typeof id === 'string' ? id : undefined });
+    return new LineProblem({ kind: 'invalid', type, message: NOT_LOADED(type), id: typeof id === 'string' ? id : undefined });
   }
   return codec.schemaFrame(value as Record<string, unknown>, type);
 }

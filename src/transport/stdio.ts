@@ -27,7 +27,7 @@ export class StdioTransport extends StreamTransport {
     this.stdio = options;
   }
 
-  /** cross-spawn loads on first use (see child.ts). */
+  /** The spawn function loads on first use (see child.ts). */
   prepare(): Promise<void> {
     return loadSpawn();
   }

@@ -1,0 +1,189 @@
+/**
+ * Zod-free validation of the frames of start-up (`hello`, `register_command`, `register_tool`,
+ * `subscribe`, `ready`) and of the other small one-way frames (`notify`, `submit`, `panel_render`,
+ * `panel_close`, `clear_notes`, `shutdown_ack`), as hot-frames.ts
+ * does for the responses: the plain valid shape is checked here and gives exactly the schema's
+ * output (test/protocol/plain-frames.test.ts); anything else (a `null`, an unknown key, a wrong
+ * type, an empty name) returns `undefined` and goes to the schemas of frames.ts, which also word
+ * the problem. With these, an extension that starts in the usual way never needs zod: it loads
+ * only for a frame off this path (decode-line.ts).
+ */
+import type {
+  ClearNotesFrame,
+  HelloFrame,
+  NotifyFrame,
+  PanelCloseFrame,
+  PanelRenderFrame,
+  ReadyFrame,
+  RegisterCommandFrame,
+  RegisterToolFrame,
+  ShutdownAckFrame,
+  SubmitFrame,
+  SubscribeFrame,
+} from './frames.js';
+
+type Json = Record<string, unknown>;
+
+export type PlainFrame =
+  | HelloFrame
+  | RegisterCommandFrame
+  | RegisterToolFrame
+  | SubscribeFrame
+  | ReadyFrame
+  | NotifyFrame
+  | SubmitFrame
+  | PanelRenderFrame
+  | PanelCloseFrame
+  | ClearNotesFrame
+  | ShutdownAckFrame;
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+/** A JSON object as `z.record(z.string(), z.unknown())` keeps it (an own `__proto__` key is left to the schema). */
+function isPlainRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, '__proto__');
+}
+
+function onlyType(frame: Json): boolean {
+  for (const key in frame) if (key !== 'type') return false;
+  return true;
+}
+
+function isRegisterCommand(frame: Json): boolean {
+  for (const key in frame) {
+    const value = frame[key];
+    switch (key) {
+      case 'type':
+        break;
+      case 'name':
+        if (typeof value !== 'string' || value.length === 0) return false;
+        break;
+      case 'description':
+        if (typeof value !== 'string') return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return typeof frame.name === 'string';
+}
+
+function isRegisterTool(frame: Json): boolean {
+  for (const key in frame) {
+    const value = frame[key];
+    switch (key) {
+      case 'type':
+        break;
+      case 'name':
+        if (typeof value !== 'string' || value.length === 0) return false;
+        break;
+      case 'description':
+        if (typeof value !== 'string') return false;
+        break;
+      case 'schema':
+        if (!isPlainRecord(value)) return false;
+        break;
+      case 'deferred':
+        if (typeof value !== 'boolean') return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return typeof frame.name === 'string';
+}
+
+/** Frames whose keys are all optional strings, string arrays or non-empty strings, per `fields`. */
+type Field = 'string' | 'name' | 'strings';
+
+function hasShape(frame: Json, fields: Readonly<Record<string, Field>>, required: readonly string[]): boolean {
+  for (const key in frame) {
+    if (key === 'type') continue;
+    const value = frame[key];
+    switch (fields[key]) {
+      case 'string':
+        if (typeof value !== 'string') return false;
+        break;
+      case 'name':
+        if (typeof value !== 'string' || value.length === 0) return false;
+        break;
+      case 'strings':
+        if (!isStringArray(value)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  for (const key of required) if (frame[key] === undefined) return false;
+  return true;
+}
+
+const NOTIFY: Record<string, Field> = { level: 'string', message: 'string' };
+const SUBMIT: Record<string, Field> = { text: 'string' };
+const PANEL_RENDER: Record<string, Field> = { panel_id: 'name', title: 'string', lines: 'strings', footer: 'string' };
+const PANEL_CLOSE: Record<string, Field> = { panel_id: 'name' };
+
+function isSubscribe(frame: Json): boolean {
+  for (const key in frame) {
+    switch (key) {
+      case 'type':
+        break;
+      case 'events':
+      case 'intercept':
+        if (!isStringArray(frame[key])) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** `hello` keeps unknown keys (z.looseObject); its output has the schema's keys first, as zod builds it. */
+function plainHello(frame: Json): HelloFrame | undefined {
+  const { name, version, capabilities } = frame;
+  if (typeof name !== 'string') return undefined;
+  if (version !== undefined && typeof version !== 'string') return undefined;
+  if (capabilities !== undefined && !isStringArray(capabilities)) return undefined;
+  if (Object.prototype.hasOwnProperty.call(frame, '__proto__')) return undefined;
+  const hello: Json = { type: 'hello', name };
+  if (version !== undefined) hello.version = version;
+  if (capabilities !== undefined) hello.capabilities = capabilities;
+  for (const key in frame) if (!Object.prototype.hasOwnProperty.call(hello, key)) hello[key] = frame[key];
+  return hello as HelloFrame;
+}
+
+/**
+ * `frame` (a parsed JSON object whose `type` is already known) as one of the frames above, when it
+ * is in the plain valid shape; `undefined` when the schema must decide.
+ */
+export function plainFrame(frame: Json, type: string): PlainFrame | undefined {
+  switch (type) {
+    case 'register_command':
+      return isRegisterCommand(frame) ? (frame as RegisterCommandFrame) : undefined;
+    case 'register_tool':
+      return isRegisterTool(frame) ? (frame as RegisterToolFrame) : undefined;
+    case 'hello':
+      return plainHello(frame);
+    case 'subscribe':
+      return isSubscribe(frame) ? (frame as SubscribeFrame) : undefined;
+    case 'notify':
+      return hasShape(frame, NOTIFY, ['message']) ? (frame as NotifyFrame) : undefined;
+    case 'submit':
+      return hasShape(frame, SUBMIT, ['text']) ? (frame as SubmitFrame) : undefined;
+    case 'panel_render':
+      return hasShape(frame, PANEL_RENDER, ['panel_id']) ? (frame as PanelRenderFrame) : undefined;
+    case 'panel_close':
+      return hasShape(frame, PANEL_CLOSE, ['panel_id']) ? (frame as PanelCloseFrame) : undefined;
+    case 'ready':
+    case 'clear_notes':
+    case 'shutdown_ack':
+      return onlyType(frame) ? (frame as ReadyFrame | ClearNotesFrame | ShutdownAckFrame) : undefined;
+    default:
+      return undefined;
+  }
+}
