@@ -41,6 +41,7 @@ async function serveChild(child: () => ChildHandle, extra: Partial<ConstructorPa
     host: '127.0.0.1',
     port: 0,
     name: 'fake',
+    dir: '/srv/fake',
     spawn: () => Promise.resolve(child()),
     maxConnections: 4,
     maxFrameBytes: 4 * MiB,

@@ -38,6 +38,18 @@ describe('zot-ext serve', () => {
     expect(cli.stderr).toContain('zot-ext serve: #1 exit code 0\n');
   });
 
+  it("gives the extension its own directory in hello_ack, not the host's paths", { timeout: 15_000 }, async () => {
+    const { url } = await startServe(KITCHEN);
+    const client = await FrameClient.connect(url);
+    await client.waitFor((f) => f.type === 'hello', 'hello');
+    client.send({ type: 'hello_ack', protocol_version: 1, cwd: '/host/project', extension_dir: '/host/ext', data_dir: '/host/data' });
+    await client.waitFor((f) => f.type === 'ready', 'ready');
+    client.send({ type: 'command_invoked', id: 'c1', name: 'ack', args: '' });
+    const answer = await client.waitFor((f) => f.type === 'command_response' && f.id === 'c1');
+    const ack = JSON.parse(String((answer as { display?: unknown }).display)) as Record<string, unknown>;
+    expect(ack).toMatchObject({ cwd: '/host/project', extension_dir: KITCHEN, data_dir: KITCHEN });
+  });
+
   it('gives each connection its own process, isolated from the others', { timeout: 15_000 }, async () => {
     const { cli, url } = await startServe(KITCHEN);
     const a = await FrameClient.connect(url);

@@ -55,6 +55,7 @@ export const serve: Command = {
       host: listen.host,
       port: listen.port,
       name: ext.name,
+      dir: ext.dir,
       spawn: () => spawnChild({ command: ext.command, args: ext.args, cwd: ext.dir, env, stderrFd: 'pipe' }),
       token,
       maxConnections,

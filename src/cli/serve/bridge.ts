@@ -37,6 +37,8 @@ export interface BridgeOptions {
   id: number;
   /** The extension's manifest name (prefix of its stderr lines). */
   name: string;
+  /** The served extension's directory: what its `hello_ack` says instead of the host's paths. */
+  dir: string;
   socket: WebSocket;
   /** Starts the extension process (stderr piped). */
   spawn: () => Promise<ChildHandle>;
@@ -62,6 +64,7 @@ export class Bridge {
   private socketClosed = false;
   private stdoutPaused = false;
   private readonly early: Buffer[] = [];
+  private acked = false;
   private resolveSocketClosed!: () => void;
   private resolveExited!: () => void;
 
@@ -161,8 +164,28 @@ export class Bridge {
       this.close(CloseCode.INVALID_PAYLOAD, 'a message is one frame without a line feed');
       return;
     }
-    if (this.child === undefined) this.early.push(bytes);
-    else this.toStdin(bytes);
+    const line = this.acked ? bytes : this.localAck(bytes);
+    if (this.child === undefined) this.early.push(line);
+    else this.toStdin(line);
+  }
+
+  /**
+   * The host's `extension_dir` / `data_dir` are paths on the host's machine; the served extension
+   * gets its own directory instead (once, in its `hello_ack`; every other frame passes unchanged).
+   */
+  private localAck(bytes: Buffer): Buffer {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return bytes;
+    }
+    if (typeof frame !== 'object' || frame === null || (frame as { type?: unknown }).type !== 'hello_ack') return bytes;
+    this.acked = true;
+    const ack = frame as Record<string, unknown>;
+    if ('extension_dir' in ack) ack.extension_dir = this.options.dir;
+    if ('data_dir' in ack) ack.data_dir = this.options.dir;
+    return Buffer.from(JSON.stringify(ack));
   }
 
   private toStdin(bytes: Buffer): void {

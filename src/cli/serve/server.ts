@@ -15,6 +15,8 @@ export interface ExtensionServerOptions {
   port: number;
   /** The extension's manifest name. */
   name: string;
+  /** The served extension's directory: its `extension_dir` and `data_dir` in `hello_ack`. */
+  dir: string;
   /** Starts one extension process (stderr piped). */
   spawn: () => Promise<ChildHandle>;
   /** Required as `Authorization: Bearer <token>` when set. */
@@ -103,8 +105,8 @@ export class ExtensionServer {
   }
 
   private accept(ws: WebSocket, remote: string): void {
-    const { name, spawn, maxFrameBytes, killGraceMs, log, stderr } = this.options;
-    const bridge = new Bridge({ id: this.nextId++, name, socket: ws, spawn, maxFrameBytes, killGraceMs, log, stderr });
+    const { name, dir, spawn, maxFrameBytes, killGraceMs, log, stderr } = this.options;
+    const bridge = new Bridge({ id: this.nextId++, name, dir, socket: ws, spawn, maxFrameBytes, killGraceMs, log, stderr });
     this.bridges.add(bridge);
     void bridge.done.then(() => this.bridges.delete(bridge));
     if (this.stopping !== undefined) bridge.stop();
