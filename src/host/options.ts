@@ -84,6 +84,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   interceptPolicy: object,
   logMaxBytes: bytesOrInfinity,
   restart: (v) => (typeof v === 'boolean' || isObject(v) ? undefined : 'a boolean or an object'),
+  keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 
 /** The fields of a `restart` policy object; each bound keeps the restart history and backoff table small. */
