@@ -54,7 +54,10 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   private socket: WsSocket | undefined;
   /** The start of a line whose LF has not been written yet. */
   private partial = '';
-  private unsent = 0;
+  /** Messages given to ws, and those it has handed to the socket; `dones` wait for the latter. */
+  private sent = 0;
+  private acked = 0;
+  private readonly dones: { after: number; done: () => void }[] = [];
   private needDrain = false;
   private inputClosed = false;
   private closing = false;
@@ -82,7 +85,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   }
 
   get writing(): boolean {
-    return this.unsent > 0;
+    return this.acked < this.sent;
   }
 
   prepare(): Promise<void> {
@@ -211,7 +214,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
 
   send(line: string): boolean {
     if (!this.writable) return false;
-    this.sendLine(line, undefined);
+    this.sendLine(line);
     if (this.socket!.bufferedAmount < HIGH_WATER_BYTES) return true;
     this.needDrain = true;
     return false;
@@ -223,29 +226,24 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       return;
     }
     let from = 0;
-    let lf = chunk.indexOf('\n');
-    if (lf === -1) {
-      this.partial += chunk;
-      setImmediate(done);
-      return;
-    }
-    while (lf !== -1) {
-      const line = this.partial === '' ? chunk.slice(from, lf) : this.partial + chunk.slice(from, lf);
+    for (let lf = chunk.indexOf('\n'); lf !== -1; lf = chunk.indexOf('\n', from)) {
+      this.sendLine(this.partial === '' ? chunk.slice(from, lf) : this.partial + chunk.slice(from, lf));
       this.partial = '';
       from = lf + 1;
-      lf = chunk.indexOf('\n', from);
-      this.sendLine(line, lf === -1 ? done : undefined);
     }
-    if (from < chunk.length) this.partial = chunk.slice(from);
+    if (from < chunk.length) this.partial += chunk.slice(from);
+    // In order: once every message sent so far is handed to the socket (a piece of a line at once).
+    if (this.acked === this.sent) setImmediate(done);
+    else this.dones.push({ after: this.sent, done });
   }
 
-  /** One message; `done` runs once ws handed it to the socket. */
-  private sendLine(line: string, done: (() => void) | undefined): void {
-    this.unsent++;
+  /** One message; counted until ws handed it to the socket. */
+  private sendLine(line: string): void {
+    this.sent++;
     this.socket!.send(line, { binary: false }, () => {
-      this.unsent--;
-      done?.();
-      if (this.needDrain && this.unsent === 0) {
+      this.acked++;
+      while (this.dones.length > 0 && this.dones[0]!.after <= this.acked) this.dones.shift()!.done();
+      if (this.needDrain && this.acked === this.sent) {
         this.needDrain = false;
         this.emit('drain');
       }

@@ -44,6 +44,9 @@ describe('a url manifest', () => {
     expect(await host.runCommand('/ask why')).toMatchObject({ handled: true, action: 'prompt', text: 'Q: why' });
     expect(textOf(await host.callTool('echo', { a: 1 }))).toBe('{"a":1}');
     expect(textOf(await host.callTool('add', { a: 2, b: 3 }))).toBe('5');
+    // Longer than one write chunk of the connection (64 Ki characters): one message all the same.
+    const long = 'y'.repeat(200_000);
+    expect(textOf(await host.callTool('echo', { long }))).toBe(JSON.stringify({ long }));
     expect(host.emit({ event: 'custom_thing', n: 1 })).toBe(1);
     await rec.waitFor('notify', (n) => n.message.startsWith('event ') && n.message.includes('custom_thing'));
     expect(await host.intercepts.toolCall({ toolId: 't1', toolName: 'bash', args: { command: 'rm -rf /' } })).toMatchObject({ block: true });
