@@ -31,4 +31,11 @@ describe('doctor and remote extensions', { timeout: 30_000 }, () => {
     expect(r.stdout).not.toContain('t0ken');
     expect(r.code).toBe(1);
   });
+
+  it('takes a ws:// URL as a path argument', async () => {
+    server = await startWsPeer({ onConnection: serveExtension(createKitchen) });
+    const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--no-discover', '--json', server.url]);
+    const report = JSON.parse(r.stdout) as { ok: boolean; extensions: { name: string; url?: string; state: string }[] };
+    expect(report.extensions).toMatchObject([{ name: `127.0.0.1-${server.port}-ext`, url: server.url, state: 'ready' }]);
+  });
 });
