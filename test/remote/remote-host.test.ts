@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
-import { hostKit, textOf } from '../helpers/host.js';
+import { constructionError, hostKit, textOf } from '../helpers/host.js';
 import { waitUntil } from '../helpers/wait.js';
 import { serveExtension, startWsPeer, type WsPeer } from '../helpers/ws-peer.js';
 
@@ -103,5 +103,13 @@ describe('a url manifest', () => {
     expect(host.diagnostics().map((d) => d.code)).toContain('HELLO_NAME_MISMATCH');
     expect(textOf(await host.callTool('echo', { b: 2 }))).toBe('{"b":2}');
     await host.stop();
+  });
+});
+
+describe('the keepAlive option', () => {
+  it.each([[{ intervalMs: 0 }], [{ timeoutMs: -1 }], [{ intervalMs: Infinity }], ['often']])('refuses %j with INVALID_OPTIONS', (keepAlive) => {
+    const error = constructionError({ keepAlive });
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toContain('ExtensionHost option keepAlive must be { intervalMs?, timeoutMs? } of numbers of ms from 1 to');
   });
 });
