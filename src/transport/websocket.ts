@@ -139,6 +139,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       };
     });
     void log.write(`connected to ${this.url}`);
+    if (this.ended) return;
     const interval = this.options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     this.pingTimer = setInterval(() => this.ping(), interval);
     this.pingTimer.unref();
