@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { ExtensionHost } from '../host/host.js';
 import type { HostCallbacks } from '../host/types.js';
+import { looksLikeUrl } from '../manifest/remote.js';
 import type { CommandContext } from './context.js';
 
-/** Explicit extension paths from the command line, resolved against the directory the user typed them in. */
+/** Explicit extension paths from the command line, resolved against the directory the user typed them in; URLs (remote extensions) as given. */
 export function explicitPaths(ctx: CommandContext): string[] {
-  return ctx.args.map((p) => path.resolve(ctx.io.cwd, p));
+  return ctx.args.map((p) => (looksLikeUrl(p) ? p : path.resolve(ctx.io.cwd, p)));
 }
 
 /** A host configured from the global options, as an agent would run it. */

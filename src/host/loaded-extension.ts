@@ -15,6 +15,9 @@ export interface ExtensionSpec {
   source: ExtensionInfo['source'];
   exec?: string;
   args?: readonly string[];
+  /** A remote extension's `url` and `headers` (instead of `exec`). */
+  url?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
   memory?: InMemoryExtension;
   /** The manifest's `env` (variable names it needs). */
   envDeclared?: readonly string[] | undefined;
@@ -166,6 +169,7 @@ export class LoadedExtension {
       source: this.source,
       state: this.state,
       pid: this.process.pid,
+      ...(this.process.url !== undefined ? { url: this.process.url } : {}),
       logPath: this.logPath,
       version: this.version,
       capabilities: [...this.capabilities],

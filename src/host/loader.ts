@@ -5,7 +5,8 @@ import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess } from '../process/extension-process.js';
+import { ExtensionProcess, type Launch } from '../process/extension-process.js';
+import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { onExtensionExit } from './extension-exit.js';
@@ -54,7 +55,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
-    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
+    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], url: ext.manifest.url, headers: ext.manifest.headers, envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
   }
   ctx.adapterList = undefined;
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
@@ -83,7 +84,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
-    launch: spec.memory !== undefined ? { kind: 'connect', connect: () => memoryChild(spec.memory!) } : { kind: 'spawn', exec: spec.exec!, args: spec.args, env: security.env },
+    launch: launchFor(ctx, spec, security.env),
     logDir: ctx.logDir,
     host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
     timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
@@ -91,12 +92,20 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     maxOutboundBytes: options.maxOutboundBytes,
     logMaxBytes: options.logMaxBytes,
     idPrefix: `${order}`,
-    secrets: security.secrets,
+    secrets: spec.url !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, headerEnv(ctx))] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
   const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
   ext.security = security;
   return ext;
+}
+
+/** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
+function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv | undefined): Launch {
+  if (spec.memory !== undefined) return { kind: 'connect', connect: () => memoryChild(spec.memory!) };
+  if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env };
+  const keepAlive = ctx.options.keepAlive;
+  return { kind: 'remote', url: spec.url, headers: spec.headers, env: headerEnv(ctx), pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
 }
 
 /**

@@ -88,6 +88,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
     typeof v === 'boolean' || (isObject(v) && (v.tracerProvider === undefined || typeof (v.tracerProvider as { getTracer?: unknown } | null)?.getTracer === 'function'))
       ? undefined
       : 'a boolean or { tracerProvider } (an OpenTelemetry TracerProvider)',
+  keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 
 /** The fields of a `restart` policy object; each bound keeps the restart history and backoff table small. */

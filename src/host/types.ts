@@ -5,6 +5,7 @@ import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frame
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { TracingOption } from './tracing-option.js';
+import type { RemoteOptions } from './remote-options.js';
 import type { SecurityOptions } from './security-options.js';
 
 export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
@@ -123,7 +124,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -223,6 +224,8 @@ export interface ExtensionInfo {
   source: ExtensionSource | 'memory';
   state: ExtensionState;
   pid: number | undefined;
+  /** Where a remote extension lives (`ws://` / `wss://`, user name and password redacted); it has no `pid`. */
+  url?: string | undefined;
   logPath: string;
   version: string | undefined;
   capabilities: string[];

@@ -37,6 +37,8 @@ export const DiagnosticCode = {
   SKILL_PATH_MISSING: 'SKILL_PATH_MISSING',
   /** A `skills` directory contains no `SKILL.md`. */
   SKILL_NOT_FOUND: 'SKILL_NOT_FOUND',
+  /** An explicit entry is a URL, but not one a remote extension can have (only `ws://` and `wss://`). */
+  URL_INVALID: 'URL_INVALID',
   /** An extension has the same name as one from an earlier root (explicit > project > global); it is not spawned. */
   SHADOWED: 'SHADOWED',
   /** Two directories in the same root declare the same name; the later one is not spawned. */

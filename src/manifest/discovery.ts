@@ -3,11 +3,12 @@ import { dedup } from './dedup.js';
 import { DiagnosticCode } from './diagnostics.js';
 import type { DiscoveredExtension, DiscoveryResult } from './discovered.js';
 import { execDiagnostics } from './exec.js';
-import { locateExplicit } from './explicit.js';
+import { locateExplicit, remoteSlot } from './explicit.js';
 import { mapLimit, readWholeFile } from './fs-utils.js';
 import { resolveHome } from './home.js';
 import { parseJson } from './json.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
+import { looksLikeUrl } from './remote.js';
 import { manifestIssues } from './manifest-issues.js';
 import { plainManifest } from './plain-manifest.js';
 import { locateRoot, NO_ROOT } from './root-scan.js';
@@ -24,7 +25,10 @@ export interface ManifestDiscoveryOptions {
   appName?: string | undefined;
   /** The app's home directory; the global root is `<home>/extensions`. @default resolveHome({ appName, env, platform, homedir }) */
   home?: string | undefined;
-  /** Extension directories (or paths to a manifest file), like `--ext`: loaded first, in this order, winning name conflicts. @default [] */
+  /**
+   * Extension directories (or paths to a manifest file), like `--ext`, or `ws://` / `wss://` URLs of
+   * remote extensions (named by nameFromUrl()): loaded first, in this order, winning name conflicts. @default []
+   */
   explicit?: readonly string[] | undefined;
   /** Scan the project and global roots; `false` loads the explicit paths only. @default true */
   discover?: boolean | undefined;
@@ -90,7 +94,7 @@ export class ManifestDiscovery {
       });
     this.projectRoot = path.join(this.cwd, `.${this.appName}`, 'extensions');
     this.globalRoot = path.join(this.home, 'extensions');
-    this.explicit = (options.explicit ?? []).map((p) => path.resolve(this.cwd, p));
+    this.explicit = (options.explicit ?? []).map((p) => (looksLikeUrl(p) ? p : path.resolve(this.cwd, p)));
     this.scansRoots = options.discover ?? true;
     this.checkExec = options.checkExec ?? false;
   }
@@ -98,7 +102,7 @@ export class ManifestDiscovery {
   /** Reads every root (in parallel) and returns the ordered, deduplicated list. Never throws for bad input. */
   async discover(): Promise<DiscoveryResult> {
     const [explicit, project, global] = await Promise.all([
-      Promise.all(this.explicit.map(locateExplicit)),
+      Promise.all(this.explicit.map((p) => (looksLikeUrl(p) ? remoteSlot(p, this.cwd) : locateExplicit(p)))),
       this.scansRoots ? locateRoot(this.projectRoot, 'project') : NO_ROOT,
       this.scansRoots ? locateRoot(this.globalRoot, 'global') : NO_ROOT,
     ]);
@@ -173,7 +177,7 @@ export class ManifestDiscovery {
       diagnostics: [],
     };
     const hasSkills = manifest.skills !== undefined && manifest.skills.length > 0;
-    if (manifest.exec !== undefined && !hasSkills && !this.checkExec) return slot;
+    if ((manifest.exec !== undefined || manifest.url !== undefined) && !hasSkills && !this.checkExec) return slot;
     return this.complete(slot, manifest);
   }
 
@@ -181,7 +185,7 @@ export class ManifestDiscovery {
   private async complete(slot: Slot, manifest: Manifest): Promise<Slot> {
     const ext = slot.extension as DiscoveredExtension;
     const { dir, manifestPath, name } = ext;
-    if (manifest.exec === undefined) {
+    if (manifest.exec === undefined && manifest.url === undefined) {
       // Only bundles without exec are looked at for a theme: it decides whether they are valid at all.
       ext.themePath = await findTheme(dir);
       if ((manifest.skills?.length ?? 0) > 0) ext.kind = 'skills';
@@ -190,12 +194,12 @@ export class ManifestDiscovery {
         return problem(
           DiagnosticCode.EXEC_MISSING,
           'error',
-          `${manifestPath}: "exec" is required (the program to run, relative to the manifest), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
+          `${manifestPath}: "exec" is required (the program to run, relative to the manifest) or "url" (a remote extension), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
           manifestPath,
           name,
         );
       }
-    } else if (this.checkExec) {
+    } else if (this.checkExec && manifest.exec !== undefined) {
       slot.diagnostics.push(...(await execDiagnostics(manifest.exec, dir, manifestPath, name)));
     }
     if (manifest.skills !== undefined && manifest.skills.length > 0) {

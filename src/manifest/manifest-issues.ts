@@ -38,6 +38,8 @@ const EXPECTED: Record<string, string> = {
   version: 'a string',
   exec: 'a string (path to the program)',
   args: 'an array of strings',
+  url: 'a string (a ws:// or wss:// URL)',
+  headers: 'an object of string values',
   language: 'a string',
   description: 'a string',
   skills: 'an array of paths (strings)',

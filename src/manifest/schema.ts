@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { nameProblem } from './limits.js';
+import { headersProblem, urlProblem } from './remote.js';
 
 // The constants and the name rule live in limits.ts (no zod there: the main entry imports them).
 export { MANIFEST_FILE, MAX_MANIFEST_BYTES, MAX_NAME_LENGTH, nameProblem } from './limits.js';
@@ -26,6 +27,23 @@ export const Manifest = z.looseObject({
   version: opt(z.string()),
   /** Executable, relative to the manifest. Required unless the bundle is theme-only or skill-only. */
   exec: opt(z.string().min(1, 'exec must not be empty')),
+  /** A remote extension (docs/remote.md): `ws://host:port/path` or `wss://...`, instead of `exec`. */
+  url: opt(
+    z.string().superRefine((value, ctx) => {
+      const problem = urlProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  /**
+   * Headers of a remote extension's upgrade request (with `url` only). A value `env:NAME` is the
+   * whole value of NAME in the host's environment at connect time, so no secret sits in a manifest.
+   */
+  headers: opt(
+    z.record(z.string(), z.string()).superRefine((value, ctx) => {
+      const problem = headersProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
   /** Extra argv passed to `exec`. */
   args: opt(z.array(z.string())),
   /** Informational (`go`, `python`, `typescript`, ...). */
@@ -48,5 +66,11 @@ export const Manifest = z.looseObject({
   permissions: opt(z.array(z.string())),
   /** `false` disables the extension without removing it. @default true */
   enabled: z.preprocess((v) => (v === null ? undefined : v), z.boolean().default(true)),
+}).superRefine((manifest, ctx) => {
+  if (manifest.exec !== undefined && manifest.url !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'use either "exec" (a program to run) or "url" (a remote extension), not both' });
+  } else if (manifest.headers !== undefined && manifest.url === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['headers'], message: '"headers" are sent to a remote extension only: add "url", or remove them' });
+  }
 });
 export type Manifest = z.output<typeof Manifest>;

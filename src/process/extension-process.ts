@@ -67,7 +67,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.log = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
     const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     const { timeouts } = options;
-    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill });
+    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: timeouts?.hello ?? 5000 });
     this.connection = new Connection(this.transport, {
       name: this.name,
       logPath: this.logPath,
@@ -85,14 +85,14 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.transport.on('error', (fault) => this.onFault(fault));
     this.transport.on('exit', (exit) => this.onPeerExit(exit));
     this.transport.on('close', (exit) => this.gate.after(() => this.onPeerClosed(exit)));
-    this.exitPromise = new Promise((resolve) => {
-      this.resolveExit = resolve;
-    });
+    this.exitPromise = new Promise((resolve) => (this.resolveExit = resolve));
   }
 
   get pid(): number | undefined {
     return this.transport.pid;
   }
+  /** Where a remote extension lives (user name and password redacted). */
+  get url(): string | undefined { return this.transport.url; }
 
   /** True between a successful handshake and the end of the connection. */
   get running(): boolean {
@@ -132,7 +132,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       this.finish({ code: null, signal: null, reason: 'exited' });
       throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot load the host's own modules: ${(err as Error).message}`, err);
     }
-    const wait = (this.helloWait = new HelloWait());
+    const [wait, began] = [(this.helloWait = new HelloWait()), performance.now()];
     try {
       await this.transport.start((line) => this.onLine(line));
     } catch (err) {
@@ -142,14 +142,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
       throw err;
     }
     this.connected = true;
-    return this.handshake(wait.result);
+    // A remote peer's connect counts against the hello timeout: one deadline for the whole start.
+    return this.handshake(wait.result, this.transport.url !== undefined ? performance.now() - began : 0);
   }
 
-  private handshake(result: Promise<HelloFrame>): Promise<HelloFrame> {
+  private handshake(result: Promise<HelloFrame>, spent: number): Promise<HelloFrame> {
     const helloTimeout = this.options.timeouts?.hello ?? 5000;
     const timer = setTimeout(() => {
       this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
-    }, helloTimeout);
+    }, Math.max(1, helloTimeout - spent));
     timer.unref();
     return result.then(
       (hello) => {

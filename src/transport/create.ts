@@ -1,14 +1,25 @@
-// Which transport a launch gets. A new kind of extension (remote) is a Launch variant and a case here.
+// Which transport a launch gets. A new kind of extension is a Launch variant and a case here.
 import type { ExtensionLog } from '../process/log.js';
 import type { ChildHandle } from './child.js';
 import { MemoryTransport } from './memory.js';
 import { StdioTransport } from './stdio.js';
 import type { Transport } from './transport.js';
+import { WebSocketTransport } from './websocket.js';
 
-/** Where a connection comes from: a real subprocess, or streams supplied by the caller (in-memory). */
+/** Where a connection comes from: a real subprocess, streams supplied by the caller (in-memory), or a WebSocket. */
 export type Launch =
   | { kind: 'spawn'; exec: string; args?: readonly string[] | undefined; env?: NodeJS.ProcessEnv | undefined }
-  | { kind: 'connect'; connect: () => ChildHandle };
+  | { kind: 'connect'; connect: () => ChildHandle }
+  | {
+      kind: 'remote';
+      url: string;
+      /** `env:NAME` values are read from `env` at connect time. */
+      headers?: Readonly<Record<string, string>> | undefined;
+      /** Where `env:NAME` header values come from. @default process.env */
+      env?: NodeJS.ProcessEnv | undefined;
+      pingIntervalMs?: number | undefined;
+      pingTimeoutMs?: number | undefined;
+    };
 
 export interface TransportContext {
   /** The manifest name. */
@@ -21,6 +32,8 @@ export interface TransportContext {
   shutdownMs?: number | undefined;
   /** Grace after SIGTERM before SIGKILL. */
   killMs?: number | undefined;
+  /** Time a remote peer has to accept the connection (the hello timeout). */
+  connectMs?: number | undefined;
 }
 
 export function createTransport(launch: Launch, context: TransportContext): Transport {
@@ -30,5 +43,9 @@ export function createTransport(launch: Launch, context: TransportContext): Tran
       return new StdioTransport({ name: context.name, dir: context.dir, log: context.log, exec: launch.exec, args: launch.args, env: launch.env, maxFrameBytes, shutdownMs, killMs });
     case 'connect':
       return new MemoryTransport({ connect: launch.connect, maxFrameBytes, shutdownMs, killMs });
+    case 'remote': {
+      const { url, headers, env, pingIntervalMs, pingTimeoutMs } = launch;
+      return new WebSocketTransport({ name: context.name, url, headers, env, log: context.log, maxFrameBytes, connectMs: context.connectMs, shutdownMs, killMs, pingIntervalMs, pingTimeoutMs });
+    }
   }
 }

@@ -87,6 +87,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
       out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(info.error?.message ?? info.state)}`);
     }
+    if (info.url !== undefined) out.line(`    url: ${safe(info.url)}`);
     const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
     const tools = info.tools.map((t) => `${t.name}${t.deferred ? ' (deferred)' : ''}${t.active ? '' : ' (shadowed)'}`);
     if (commands.length > 0) out.line(`    commands: ${safe(commands.join(', '))}`);
@@ -146,6 +147,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       version: i.version,
       source: i.source,
       dir: i.dir,
+      ...(i.url !== undefined ? { url: i.url } : {}),
       state: i.state,
       readyVia: i.readyVia,
       readyMs: i.readyMs,

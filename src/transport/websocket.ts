@@ -1,0 +1,315 @@
+// A remote extension: the same NDJSON frames over one WebSocket, one text message per line. No
+// signal crosses a network: the end is in-band (`shutdown`, then a close with code 1000), a peer
+// that stops answering pings is dead, and a dropped connection is the peer's exit.
+import type { WebSocket as WsSocket } from 'ws';
+import { EventEmitter } from 'eventemitter3';
+import pTimeout from 'p-timeout';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { redactUrl, resolveHeaders } from '../manifest/remote.js';
+import type { ExtensionLog } from '../process/log.js';
+import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
+
+/** Ping period of a remote connection. */
+export const DEFAULT_PING_INTERVAL_MS = 15_000;
+/** A peer that has not answered a ping (nor sent anything) for this long is dead. */
+export const DEFAULT_PING_TIMEOUT_MS = 10_000;
+// send() reports backpressure over this many bytes buffered in the socket.
+const HIGH_WATER_BYTES = 1024 * 1024;
+
+type WsConstructor = typeof import('ws').WebSocket;
+let WebSocketImpl: WsConstructor | undefined;
+
+/** `ws` loads on first use: only a host with a remote extension pays for it. */
+export async function loadWebSocket(): Promise<void> {
+  WebSocketImpl ??= (await import('ws')).default;
+}
+
+export interface WebSocketTransportOptions {
+  /** The manifest name, in every message. */
+  name: string;
+  url: string;
+  /** Header values of the form `env:NAME` are read from `env` at connect time. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv | undefined;
+  log: ExtensionLog;
+  /** The frame cap: the largest message accepted (`maxPayload`). */
+  maxFrameBytes: number;
+  /** Time allowed for the TCP connect and the upgrade together. @default 5000 */
+  connectMs?: number | undefined;
+  /** After the in-band goodbye: how long the peer has to acknowledge or close before the host closes. @default 2000 */
+  shutdownMs?: number | undefined;
+  /** Time the closing handshake may take before the socket is dropped. @default 1000 */
+  killMs?: number | undefined;
+  /** @default 15000 */
+  pingIntervalMs?: number | undefined;
+  /** @default 10000 */
+  pingTimeoutMs?: number | undefined;
+}
+
+export class WebSocketTransport extends EventEmitter<TransportEvents> implements Transport {
+  readonly pid = undefined;
+  /** Where the peer lives, user name and password redacted. */
+  readonly url: string;
+  private socket: WsSocket | undefined;
+  /** The start of a line whose LF has not been written yet. */
+  private partial = '';
+  /** Messages given to ws, and those it has handed to the socket; `dones` wait for the latter. */
+  private sent = 0;
+  private acked = 0;
+  private readonly dones: { after: number; done: () => void }[] = [];
+  private needDrain = false;
+  private inputClosed = false;
+  private closing = false;
+  private ended = false;
+  private onAck: (() => void) | undefined;
+  /** The upgrade completed. */
+  private opened = false;
+  private earlyError: Error | undefined;
+  private onEarlyEnd: ((err: Error | undefined) => void) | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private pongTimer: NodeJS.Timeout | undefined;
+  private readonly closed: Promise<void>;
+  private resolveClosed!: () => void;
+
+  constructor(private readonly options: WebSocketTransportOptions) {
+    super();
+    this.url = redactUrl(options.url);
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  get writable(): boolean {
+    return this.socket !== undefined && this.socket.readyState === 1 && !this.inputClosed && !this.closing;
+  }
+
+  get writing(): boolean {
+    return this.acked < this.sent;
+  }
+
+  prepare(): Promise<void> {
+    return loadWebSocket();
+  }
+
+  async start(receiver?: (line: string) => void): Promise<void> {
+    const { name, log } = this.options;
+    await loadWebSocket();
+    const resolved = resolveHeaders(this.options.headers, this.options.env ?? process.env);
+    if (!resolved.ok) {
+      throw this.fail(`cannot connect to ${name}: header ${resolved.header} is env:${resolved.variable}, and ${resolved.variable} ${resolved.problem} in the host environment`);
+    }
+    const connectMs = this.options.connectMs ?? 5000;
+    try {
+      // The same log as a local extension's: its directory made, rotated when full, a header per start.
+      await (await log.openForChild(`connect ${name}: ${this.url}`)).close();
+    } catch (err) {
+      throw this.fail(`cannot connect to ${name}: cannot open log file ${log.path}: ${(err as Error).message}`, err);
+    }
+    const socket = new WebSocketImpl!(this.options.url, {
+      headers: resolved.headers,
+      maxPayload: this.options.maxFrameBytes,
+      perMessageDeflate: false,
+      followRedirects: false,
+    });
+    this.socket = socket;
+    let refused: string | undefined;
+    socket.on('unexpected-response', (request, response) => {
+      refused = `the server answered HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trimEnd();
+      response.resume();
+      request.destroy();
+      socket.terminate();
+    });
+    // Before 'open': the peer's hello may arrive in the same packet as the upgrade's answer.
+    this.attach(socket, receiver ?? ((line) => this.emit('line', line)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        refused ??= `no WebSocket upgrade within ${connectMs} ms (the hello timeout)`;
+        socket.terminate();
+      }, connectMs);
+      timer.unref();
+      socket.once('open', () => {
+        clearTimeout(timer);
+        this.opened = true;
+        resolve();
+      });
+      this.onEarlyEnd = (err) => {
+        clearTimeout(timer);
+        reject(this.fail(`cannot connect to ${name} at ${this.url}: ${refused ?? err?.message ?? 'the connection closed during the upgrade'}`, err));
+      };
+    });
+    void log.write(`connected to ${this.url}`);
+    if (this.ended) return;
+    const interval = this.options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    this.pingTimer = setInterval(() => this.ping(), interval);
+    this.pingTimer.unref();
+  }
+
+  private attach(socket: WsSocket, receiver: (line: string) => void): void {
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      this.alive();
+      const text = isBinary || !Buffer.isBuffer(data) ? Buffer.from(data as unknown as ArrayBuffer).toString('utf8') : data.toString('utf8');
+      if (this.closing && this.onAck !== undefined && text.includes('shutdown_ack') && isShutdownAck(text)) this.onAck();
+      if (!text.includes('\n')) {
+        if (text !== '') receiver(text);
+        return;
+      }
+      for (const line of text.split('\n')) if (line !== '') receiver(line);
+    });
+    socket.on('pong', () => this.alive());
+    socket.on('error', (err: Error & { code?: string }) => {
+      if (!this.opened) {
+        this.earlyError ??= err;
+        return;
+      }
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        const limit = this.options.maxFrameBytes;
+        // ws knows the announced length of the frame it refused.
+        const seen = (socket as unknown as { _receiver?: { _totalPayloadLength?: number } })._receiver?._totalPayloadLength;
+        this.emit('error', { kind: 'frame_too_large', bytes: typeof seen === 'number' && seen > limit ? seen : limit + 1, limit });
+        return;
+      }
+      void this.options.log.write(`connection error: ${err.message}`);
+    });
+    socket.on('close', (code: number, reason: Buffer) => {
+      if (this.opened) this.onClose(code, reason.toString('utf8'));
+      else {
+        this.ended = true;
+        this.resolveClosed();
+        this.onEarlyEnd?.(this.earlyError);
+      }
+    });
+  }
+
+  private ping(): void {
+    const socket = this.socket;
+    if (socket === undefined || socket.readyState !== 1 || this.pongTimer !== undefined) return;
+    const timeout = this.options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
+    this.pongTimer = setTimeout(() => {
+      void this.options.log.write(`no pong within ${timeout} ms of a ping: the connection is dead, dropping it`);
+      socket.terminate();
+    }, timeout);
+    this.pongTimer.unref();
+    socket.ping();
+  }
+
+  /** Anything from the peer shows it is alive. */
+  private alive(): void {
+    if (this.pongTimer === undefined) return;
+    clearTimeout(this.pongTimer);
+    this.pongTimer = undefined;
+  }
+
+  private onClose(code: number, reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+    void this.options.log.write(`connection closed: code ${code}${reason !== '' ? ` (${reason.slice(0, 200)})` : ''}`);
+    // Every message arrived before the close: its lines are delivered.
+    const exit: TransportExit = { code: null, signal: null };
+    this.emit('exit', exit);
+    this.resolveClosed();
+    this.emit('close', exit);
+  }
+
+  send(line: string): boolean {
+    if (!this.writable) return false;
+    this.sendLine(line);
+    if (this.socket!.bufferedAmount < HIGH_WATER_BYTES) return true;
+    this.needDrain = true;
+    return false;
+  }
+
+  write(chunk: string, done: () => void): void {
+    if (!this.writable) {
+      setImmediate(done);
+      return;
+    }
+    let from = 0;
+    for (let lf = chunk.indexOf('\n'); lf !== -1; lf = chunk.indexOf('\n', from)) {
+      this.sendLine(this.partial === '' ? chunk.slice(from, lf) : this.partial + chunk.slice(from, lf));
+      this.partial = '';
+      from = lf + 1;
+    }
+    if (from < chunk.length) this.partial += chunk.slice(from);
+    // In order: once every message sent so far is handed to the socket (a piece of a line at once).
+    if (this.acked === this.sent) setImmediate(done);
+    else this.dones.push({ after: this.sent, done });
+  }
+
+  /** One message; counted until ws handed it to the socket. */
+  private sendLine(line: string): void {
+    this.sent++;
+    this.socket!.send(line, { binary: false }, () => {
+      this.acked++;
+      while (this.dones.length > 0 && this.dones[0]!.after <= this.acked) this.dones.shift()!.done();
+      if (this.needDrain && this.acked === this.sent) {
+        this.needDrain = false;
+        this.emit('drain');
+      }
+    });
+  }
+
+  closeInput(): void {
+    // A WebSocket has no half-close: without input the connection is over.
+    this.inputClosed = true;
+    this.socket?.terminate();
+  }
+
+  async close(_reason?: string, options: TransportCloseOptions = {}): Promise<void> {
+    const socket = this.socket;
+    if (socket === undefined || this.ended) return;
+    if (options.graceful === false || socket.readyState !== 1) {
+      await this.terminate();
+      return;
+    }
+    const { last } = options;
+    if (last !== undefined && this.writable) this.write(last, () => undefined);
+    this.closing = true;
+    // The goodbye is answered (shutdown_ack) or the peer closes; else the grace runs out.
+    const acked = new Promise<void>((resolve) => {
+      this.onAck = resolve;
+    });
+    try {
+      await pTimeout(Promise.race([acked, this.closed]), { milliseconds: this.options.shutdownMs ?? 2000 });
+    } catch {
+      void this.options.log.write(`no shutdown_ack or close within ${this.options.shutdownMs ?? 2000} ms of shutdown`);
+    }
+    if (this.ended) return;
+    socket.close(1000, 'shutdown');
+    if (!(await this.waitClosed(this.options.killMs ?? 1000))) await this.terminate();
+  }
+
+  async terminate(): Promise<void> {
+    const socket = this.socket;
+    if (socket === undefined || this.ended) return;
+    socket.terminate();
+    await this.waitClosed(5000);
+  }
+
+  private async waitClosed(ms: number): Promise<boolean> {
+    if (this.ended) return true;
+    try {
+      await pTimeout(this.closed, { milliseconds: ms });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private fail(message: string, cause?: unknown): ExtensionHostError {
+    const { name, log } = this.options;
+    const full = `${message}; see ${log.path}`;
+    void log.write(full);
+    return new ExtensionHostError(ErrorCode.SPAWN_FAILED, full, { extension: name, logPath: log.path, cause });
+  }
+}
+
+function isShutdownAck(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { type?: unknown } | null)?.type === 'shutdown_ack';
+  } catch {
+    return false;
+  }
+}
