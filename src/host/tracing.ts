@@ -71,7 +71,8 @@ export class HostTracer {
   /** A tool call as span `execute_tool {name}` (GenAI semantic conventions). */
   tool(ext: LoadedExtension, name: string, args: Record<string, unknown>, options: RequestOptions, mapper: ResponseMapper<ToolResultFrame, ToolResult>, call: HostCallOptions | undefined): Promise<ToolResult> {
     const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.type': 'extension', 'zot.extension.name': ext.name };
-    const callId = call?.toolCallId;
+    // Only traces read it: a value that is not a string is ignored, at no cost to untraced calls.
+    const callId = typeof call?.toolCallId === 'string' ? call.toolCallId : undefined;
     if (callId !== undefined) attributes['gen_ai.tool.call.id'] = callId;
     const span = this.tracer.startSpan(`execute_tool ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
     const traced: ResponseMapper<ToolResultFrame, ToolResult> = {
