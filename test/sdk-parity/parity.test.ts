@@ -8,6 +8,7 @@ import type { NoteView, PanelKey, PanelView } from '../../src/host/types.js';
 import { createTestHost, type TestHost } from '../../src/testing/index.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { textOf } from '../helpers/host.js';
+import { waitUntil } from '../helpers/wait.js';
 import { Collector, type RawExtension } from './helpers.js';
 import { KITCHEN_EVENTS, SHARED_COMMANDS, SHARED_TOOLS, VARIANTS } from './variants.js';
 
@@ -29,8 +30,10 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
   const renders = new Collector<PanelView>();
   const eventNotes = new Collector<NoteView>();
   let t: TestHost;
+  let teardown: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
+    teardown = await v.setup?.(cwd);
     t = await createTestHost({
       extensions: v.extensions(),
       cwd,
@@ -44,7 +47,10 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
       },
     });
   }, START_MS);
-  afterAll(() => t?.close(), START_MS);
+  afterAll(async () => {
+    await t?.close();
+    await teardown?.();
+  }, START_MS);
 
   it('handshake: ready through its own ready frame, registrations in order', { timeout: TEST_MS }, () => {
     const info = t.host.extensions().find((e) => e.name === v.kitchen);
@@ -278,8 +284,11 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
   it.runIf(v.sdk && v.subprocess)('console.log / print() in a handler lands in the log (stderr), never on stdout', { timeout: TEST_MS }, async () => {
     const logPath = t.host.extensions().find((e) => e.name === v.kitchen)!.logPath;
     expect(await t.command('/log')).toMatchObject({ action: 'display', text: 'logged' });
+    const served = v.serverStderr;
+    // Served: the extension's stderr is the server's, each line prefixed with its connection.
+    if (served !== undefined) await waitUntil('the printed line on the server\'s stderr', () => served().includes(`] ${v.printed}\n`));
     // The child's stderr is the log file itself, written synchronously before the answer.
-    expect(await readFile(logPath, 'utf8')).toContain(`${v.printed}\n`);
+    else expect(await readFile(logPath, 'utf8')).toContain(`${v.printed}\n`);
   });
 
   it('never wrote a line that is not a valid frame', { timeout: TEST_MS }, () => {

@@ -3,6 +3,10 @@
 // kitchen (fixtures/sdk/kitchen-py) as a subprocess.
 import type { RunnableExtension } from '../../src/testing/index.js';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { killRunningClis, type CliProcess } from '../cli/cli.js';
+import { startServe } from '../cli/serve-client.js';
 import { fixture } from '../helpers/fixtures.js';
 import { runRaw, spawnRaw, type RawExtension } from './helpers.js';
 
@@ -32,6 +36,12 @@ export interface Variant {
   hello: Record<string, unknown>;
   /** A fresh kitchen over raw stdio with no host, for shutdown and EOF. */
   raw: () => RawExtension;
+  /**
+   * Runs before the host starts (e.g. `zot-ext serve`); resolves with its teardown. With
+   * `serverStderr`, what a handler prints lands there instead of the extension's log.
+   */
+  setup?: ((workspace: string) => Promise<() => Promise<void>>) | undefined;
+  serverStderr?: (() => string) | undefined;
 }
 
 const KITCHEN_DIR = fixture('extensions/kitchen');
@@ -90,6 +100,7 @@ export const VARIANTS: Variant[] = [
     hello: SDK_HELLO,
     raw: () => spawnRaw(KITCHEN_SDK_DIR),
   },
+  served(),
   {
     label: 'Python SDK kitchen (subprocess)',
     kitchen: 'kitchen-py',
@@ -106,6 +117,36 @@ export const VARIANTS: Variant[] = [
     raw: () => spawnRaw(KITCHEN_PY_DIR),
   },
 ];
+
+/**
+ * The SDK kitchen served by `zot-ext serve` (its own process per connection) and loaded through a
+ * `url` manifest: the same list over a WebSocket on 127.0.0.1.
+ */
+function served(): Variant {
+  let cli: CliProcess | undefined;
+  let manifestDir = '';
+  return {
+    label: 'SDK kitchen (served by zot-ext serve, over WebSocket)',
+    kitchen: 'kitchen-sdk',
+    owners: SDK_OWNERS,
+    extensions: () => [manifestDir],
+    // The server gives the extension its own directory, not the manifest's on the host.
+    kitchenDir: KITCHEN_SDK_DIR,
+    ...TS_SDK,
+    subprocess: true,
+    hello: SDK_HELLO,
+    raw: () => spawnRaw(KITCHEN_SDK_DIR),
+    setup: async (workspace) => {
+      const started = await startServe(KITCHEN_SDK_DIR);
+      cli = started.cli;
+      manifestDir = path.join(workspace, 'remote-kitchen-sdk');
+      mkdirSync(manifestDir, { recursive: true });
+      writeFileSync(path.join(manifestDir, 'extension.json'), JSON.stringify({ name: 'kitchen-sdk', url: started.url }));
+      return () => killRunningClis();
+    },
+    serverStderr: () => cli?.stderr ?? '',
+  };
+}
 
 /** Commands both kitchens register, in this order, with these descriptions. */
 export const SHARED_COMMANDS: [name: string, description: string][] = [
