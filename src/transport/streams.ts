@@ -3,10 +3,10 @@
 // the end of the streams and of the process into one `close`.
 import type { Writable } from 'node:stream';
 import { EventEmitter } from 'eventemitter3';
-import pTimeout from 'p-timeout';
 import { LineDecoder } from '../protocol/decoder.js';
 import type { ChildHandle } from './child.js';
 import { spawnProblem } from './child.js';
+import { settlesWithin } from './settles-within.js';
 import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
 
 /** How long exit and the end of stdout (or of stdin) may be apart and still count as one event. */
@@ -186,12 +186,6 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
   }
 
   private async waitClosed(ms: number): Promise<boolean> {
-    if (this.ended) return true;
-    try {
-      await pTimeout(this.closed, { milliseconds: ms });
-      return true;
-    } catch {
-      return false;
-    }
+    return this.ended || settlesWithin(this.closed, ms);
   }
 }

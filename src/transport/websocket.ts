@@ -3,10 +3,10 @@
 // that stops answering pings is dead, and a dropped connection is the peer's exit.
 import type { WebSocket as WsSocket } from 'ws';
 import { EventEmitter } from 'eventemitter3';
-import pTimeout from 'p-timeout';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { redactUrl, resolveHeaders } from '../manifest/remote.js';
 import type { ExtensionLog } from '../process/log.js';
+import { settlesWithin } from './settles-within.js';
 import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
 
 /** Ping period of a remote connection. */
@@ -271,9 +271,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     const acked = new Promise<void>((resolve) => {
       this.onAck = resolve;
     });
-    try {
-      await pTimeout(Promise.race([acked, this.closed]), { milliseconds: this.options.shutdownMs ?? 2000 });
-    } catch {
+    if (!(await settlesWithin(Promise.race([acked, this.closed]), this.options.shutdownMs ?? 2000))) {
       void this.options.log.write(`no shutdown_ack or close within ${this.options.shutdownMs ?? 2000} ms of shutdown`);
     }
     if (this.ended) return;
@@ -289,13 +287,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   }
 
   private async waitClosed(ms: number): Promise<boolean> {
-    if (this.ended) return true;
-    try {
-      await pTimeout(this.closed, { milliseconds: ms });
-      return true;
-    } catch {
-      return false;
-    }
+    return this.ended || settlesWithin(this.closed, ms);
   }
 
   private fail(message: string, cause?: unknown): ExtensionHostError {
