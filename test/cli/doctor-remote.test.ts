@@ -26,7 +26,8 @@ describe('doctor and remote extensions', { timeout: 30_000 }, () => {
     remote('needs-var', { url: server.url, headers: { Authorization: 'env:ZOT_TEST_REMOTE_UNSET' } });
     const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project], { env: { ZOT_TEST_REMOTE_TOKEN: 'Bearer t0ken', ZOT_TEST_REMOTE_UNSET: undefined } });
     expect(r.stdout).toMatch(/^✓ kitchen-sdk 0\.1\.0 \(global\) ready in/m);
-    expect(r.stdout).toContain(`    url: ${server.url}\n`);
+    expect(r.stdout).toContain(`    url: ${server.url}\n    headers: Authorization (from $ZOT_TEST_REMOTE_TOKEN, set)\n`);
+    expect(r.stdout).toContain('    headers: Authorization (from $ZOT_TEST_REMOTE_UNSET, not set)\n');
     expect(r.stdout).toMatch(/^✗ needs-var \(global\) failed: cannot connect to needs-var: header Authorization is env:ZOT_TEST_REMOTE_UNSET, and ZOT_TEST_REMOTE_UNSET is not set in the host environment/m);
     expect(r.stdout).not.toContain('t0ken');
     expect(r.code).toBe(1);

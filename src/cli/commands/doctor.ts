@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
@@ -5,6 +6,7 @@ import { discoveryFor, realRoots, type Command, type CommandContext } from '../c
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
+import { headerVariable } from '../../manifest/remote.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
@@ -70,6 +72,25 @@ function readyText(info: ExtensionInfo): string {
   }
 }
 
+/**
+ * A remote extension's manifest headers by name: where each value comes from and whether that
+ * variable is set. Never a value.
+ */
+function headerLines(dir: string, env: NodeJS.ProcessEnv): string[] {
+  let headers: unknown;
+  try {
+    headers = (JSON.parse(readFileSync(path.join(dir, 'extension.json'), 'utf8')) as { headers?: unknown }).headers;
+  } catch {
+    return [];
+  }
+  if (typeof headers !== 'object' || headers === null) return [];
+  return Object.entries(headers as Record<string, unknown>).map(([name, value]) => {
+    const variable = typeof value === 'string' ? headerVariable(value) : undefined;
+    if (variable === undefined) return `${name} (literal)`;
+    return `${name} (from $${variable}, ${env[variable] === undefined || env[variable] === '' ? 'not set' : 'set'})`;
+  });
+}
+
 function printReport(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[]): void {
   const { out } = ctx;
   const ok = out.style('green', '✓');
@@ -87,7 +108,11 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
       out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(info.error?.message ?? info.state)}`);
     }
-    if (info.url !== undefined) out.line(`    url: ${safe(info.url)}`);
+    if (info.url !== undefined) {
+      out.line(`    url: ${safe(info.url)}`);
+      const headers = headerLines(info.dir, ctx.io.env);
+      if (headers.length > 0) out.line(`    headers: ${safe(headers.join(', '))}`);
+    }
     const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
     const tools = info.tools.map((t) => `${t.name}${t.deferred ? ' (deferred)' : ''}${t.active ? '' : ' (shadowed)'}`);
     if (commands.length > 0) out.line(`    commands: ${safe(commands.join(', '))}`);
