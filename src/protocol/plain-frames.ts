@@ -48,57 +48,8 @@ function isPlainRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, '__proto__');
 }
 
-function onlyType(frame: Json): boolean {
-  for (const key in frame) if (key !== 'type') return false;
-  return true;
-}
-
-function isRegisterCommand(frame: Json): boolean {
-  for (const key in frame) {
-    const value = frame[key];
-    switch (key) {
-      case 'type':
-        break;
-      case 'name':
-        if (typeof value !== 'string' || value.length === 0) return false;
-        break;
-      case 'description':
-        if (typeof value !== 'string') return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return typeof frame.name === 'string';
-}
-
-function isRegisterTool(frame: Json): boolean {
-  for (const key in frame) {
-    const value = frame[key];
-    switch (key) {
-      case 'type':
-        break;
-      case 'name':
-        if (typeof value !== 'string' || value.length === 0) return false;
-        break;
-      case 'description':
-        if (typeof value !== 'string') return false;
-        break;
-      case 'schema':
-        if (!isPlainRecord(value)) return false;
-        break;
-      case 'deferred':
-        if (typeof value !== 'boolean') return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return typeof frame.name === 'string';
-}
-
-/** Frames whose keys are all optional strings, string arrays or non-empty strings, per `fields`. */
-type Field = 'string' | 'name' | 'strings';
+/** What each key of a frame may hold, per `fields` (every key but `type` optional unless `required`; no other key). */
+type Field = 'string' | 'name' | 'strings' | 'record' | 'boolean';
 
 function hasShape(frame: Json, fields: Readonly<Record<string, Field>>, required: readonly string[]): boolean {
   for (const key in frame) {
@@ -114,6 +65,12 @@ function hasShape(frame: Json, fields: Readonly<Record<string, Field>>, required
       case 'strings':
         if (!isStringArray(value)) return false;
         break;
+      case 'record':
+        if (!isPlainRecord(value)) return false;
+        break;
+      case 'boolean':
+        if (typeof value !== 'boolean') return false;
+        break;
       default:
         return false;
     }
@@ -126,22 +83,10 @@ const NOTIFY: Record<string, Field> = { level: 'string', message: 'string' };
 const SUBMIT: Record<string, Field> = { text: 'string' };
 const PANEL_RENDER: Record<string, Field> = { panel_id: 'name', title: 'string', lines: 'strings', footer: 'string' };
 const PANEL_CLOSE: Record<string, Field> = { panel_id: 'name' };
-
-function isSubscribe(frame: Json): boolean {
-  for (const key in frame) {
-    switch (key) {
-      case 'type':
-        break;
-      case 'events':
-      case 'intercept':
-        if (!isStringArray(frame[key])) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
+const REGISTER_COMMAND: Record<string, Field> = { name: 'name', description: 'string' };
+const REGISTER_TOOL: Record<string, Field> = { name: 'name', description: 'string', schema: 'record', deferred: 'boolean' };
+const SUBSCRIBE: Record<string, Field> = { events: 'strings', intercept: 'strings' };
+const ONLY_TYPE: Record<string, Field> = {};
 
 /** `hello` keeps unknown keys (z.looseObject); its output has the schema's keys first, as zod builds it. */
 function plainHello(frame: Json): HelloFrame | undefined {
@@ -164,13 +109,13 @@ function plainHello(frame: Json): HelloFrame | undefined {
 export function plainFrame(frame: Json, type: string): PlainFrame | undefined {
   switch (type) {
     case 'register_command':
-      return isRegisterCommand(frame) ? (frame as RegisterCommandFrame) : undefined;
+      return hasShape(frame, REGISTER_COMMAND, ['name']) ? (frame as RegisterCommandFrame) : undefined;
     case 'register_tool':
-      return isRegisterTool(frame) ? (frame as RegisterToolFrame) : undefined;
+      return hasShape(frame, REGISTER_TOOL, ['name']) ? (frame as RegisterToolFrame) : undefined;
     case 'hello':
       return plainHello(frame);
     case 'subscribe':
-      return isSubscribe(frame) ? (frame as SubscribeFrame) : undefined;
+      return hasShape(frame, SUBSCRIBE, []) ? (frame as SubscribeFrame) : undefined;
     case 'notify':
       return hasShape(frame, NOTIFY, ['message']) ? (frame as NotifyFrame) : undefined;
     case 'submit':
@@ -182,7 +127,7 @@ export function plainFrame(frame: Json, type: string): PlainFrame | undefined {
     case 'ready':
     case 'clear_notes':
     case 'shutdown_ack':
-      return onlyType(frame) ? (frame as ReadyFrame | ClearNotesFrame | ShutdownAckFrame) : undefined;
+      return hasShape(frame, ONLY_TYPE, []) ? (frame as ReadyFrame | ClearNotesFrame | ShutdownAckFrame) : undefined;
     default:
       return undefined;
   }
