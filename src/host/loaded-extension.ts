@@ -149,9 +149,8 @@ export class LoadedExtension {
    * ready, and during a restart the ones it had before (see reconcile.ts).
    */
   lists(kind: 'tools' | 'commands', key: string): boolean {
-    const state = this.state;
-    if (state === 'ready') return true;
-    if (state !== 'restarting' && !(state === 'starting' && this.carried !== undefined)) return false;
+    if (this.state === 'ready') return true;
+    if (!this.restarting) return false;
     return this.slot.carry?.[kind].has(key) ?? false;
   }
 

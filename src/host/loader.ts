@@ -81,10 +81,12 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     slot = { spec, supervisor, lifecycle: new Lifecycle(spec.name, (change) => stateChanged(ctx, spec.name, supervisor, change)), carry: undefined };
   }
   const security = securityFor(ctx, spec);
+  // Where a remote extension's header variables come from (read again at every connect).
+  const remoteEnv = spec.url !== undefined ? headerEnv(ctx) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
-    launch: launchFor(ctx, spec, security.env),
+    launch: launchFor(ctx, spec, security.env, remoteEnv),
     logDir: ctx.logDir,
     host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
     timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
@@ -92,7 +94,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     maxOutboundBytes: options.maxOutboundBytes,
     logMaxBytes: options.logMaxBytes,
     idPrefix: `${order}`,
-    secrets: spec.url !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, headerEnv(ctx))] : security.secrets,
+    secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
   const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
@@ -101,11 +103,11 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
 }
 
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
-function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv | undefined): Launch {
+function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv | undefined, remoteEnv: NodeJS.ProcessEnv | undefined): Launch {
   if (spec.memory !== undefined) return { kind: 'connect', connect: () => memoryChild(spec.memory!) };
   if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env };
   const keepAlive = ctx.options.keepAlive;
-  return { kind: 'remote', url: spec.url, headers: spec.headers, env: headerEnv(ctx), pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
+  return { kind: 'remote', url: spec.url, headers: spec.headers, env: remoteEnv ?? headerEnv(ctx), pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
 }
 
 /**

@@ -36,16 +36,13 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
   // The result is built when the response settles (no extra promise or microtask per call).
   const timeoutMs = options?.timeoutMs ?? ctx.timeouts.tool;
+  const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
   const tracer = ctx.tracer;
-  if (tracer !== undefined) {
-    const traced = options?.onProgress === undefined && options?.resetTimeoutOnProgress !== true ? { timeoutMs, signal: options?.signal } : progressOptions(ext, name, options, timeoutMs, true);
-    // Encoded whole, not from the template: the frame may carry `_meta`.
-    return tracer.tool(ext, name, args, traced, toolMapper(ctx, ext), options);
-  }
+  // Encoded whole, not from the template: the frame may carry `_meta`.
+  if (tracer !== undefined) return tracer.tool(ext, name, args, progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal }, toolMapper(ctx, ext), options);
   // The frame's line from a template (the same bytes as encoding the frame).
   const head = toolCallHead(name, args);
-  const requestOptions =
-    options?.onProgress === undefined && options?.resetTimeoutOnProgress !== true ? { timeoutMs, signal: options?.signal, head } : { ...progressOptions(ext, name, options, timeoutMs, true), head };
+  const requestOptions = progress ? { ...progressOptions(ext, name, options, timeoutMs, true), head } : { timeoutMs, signal: options?.signal, head };
   return ext.process.request({ type: 'tool_call', name, args }, requestOptions, toolMapper(ctx, ext));
 }
 

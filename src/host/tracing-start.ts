@@ -2,13 +2,13 @@
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
 import { loadTracing, tracingOn } from './tracing-load.js';
-import { HostTracer } from './tracing.js';
 
 /** Rejects with TRACING_UNAVAILABLE (before any extension starts) when `@opentelemetry/api` is missing. */
 export async function startTracing(ctx: HostContext): Promise<void> {
   const option = ctx.options.tracing;
   if (ctx.tracer !== undefined || !tracingOn(option)) return;
-  const { api, tracer } = await loadTracing(option, VERSION);
+  // The tracer's code too loads only when tracing is on.
+  const [{ api, tracer }, { HostTracer }] = await Promise.all([loadTracing(option, VERSION), import('./tracing.js')]);
   const hostTracer = new HostTracer(api, tracer);
   hostTracer.wrapChain(ctx.chain);
   ctx.out.tap = (name, args) => hostTracer.observe(name, args);

@@ -46,7 +46,11 @@ export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; pr
 export class LineProblem {
   readonly type: undefined = undefined;
   readonly ok = false as const;
-  constructor(readonly problem: FrameProblem) {}
+  /** `unchecked`: only a problem because there was no codec (see needsCodec). */
+  constructor(
+    readonly problem: FrameProblem,
+    readonly unchecked = false,
+  ) {}
 }
 
 /** What `decodeLine()` returns: the frame, or why the line is not one. */
@@ -78,8 +82,7 @@ const NOT_LOADED = (type: string) => `${type} frame not checked: the frame schem
 
 /** True when `decoded` is only a problem because `decodeLine()` had no codec: decode the line again with it. */
 export function needsCodec(decoded: LineProblem): boolean {
-  const { problem } = decoded;
-  return problem.kind === 'invalid' && problem.message === NOT_LOADED(problem.type);
+  return decoded.unchecked;
 }
 
 /** A short, printable excerpt of a line for diagnostics. */
@@ -119,7 +122,7 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
   }
   if (codec === undefined) {
     const id = (value as { id?: unknown }).id;
-    return new LineProblem({ kind: 'invalid', type, message: NOT_LOADED(type), id: typeof id === 'string' ? id : undefined });
+    return new LineProblem({ kind: 'invalid', type, message: NOT_LOADED(type), id: typeof id === 'string' ? id : undefined }, true);
   }
   return codec.schemaFrame(value as Record<string, unknown>, type);
 }
@@ -130,7 +133,7 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
  */
 export function decodeProgress(line: string, codec: CodecModule | undefined): ProgressFrame | LineProblem {
   const value = JSON.parse(line) as Record<string, unknown>;
-  if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: 'progress frame not checked: the frame schemas are not loaded' });
+  if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: NOT_LOADED('progress') }, true);
   return codec.progressFrame(value);
 }
 

@@ -10,6 +10,7 @@
  * Payloads defined by extensions (JSON Schemas, tool args) stay loose.
  */
 import { z } from 'zod';
+import { MAX_PROGRESS_MESSAGE } from './limits.js';
 import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS, PROTOCOL_CAPABILITIES } from './names.js';
 
 // The name lists live in names.ts (no zod there: the main entry imports them); the frame unions
@@ -210,8 +211,6 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
 
-/** Longest `progress.message` accepted (the SDKs send at most this many characters). */
-export const MAX_PROGRESS_MESSAGE = 1000;
 
 /** Capability "progress" (docs/protocol.md): not in ExtensionFrame, accepted only once negotiated. */
 export const ProgressFrame = z.object({
@@ -360,7 +359,3 @@ export const HostFrame = z.union([
 ]);
 /** Any frame the host may send to an extension. */
 export type HostFrame = z.infer<typeof HostFrame>;
-
-/** Capability "cancel" (docs/protocol.md): not in HostFrame, sent only once negotiated. */
-export const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.enum(['aborted', 'timeout']) });
-export type CancelFrame = z.infer<typeof CancelFrame>;

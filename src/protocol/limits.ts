@@ -9,3 +9,6 @@ export const MAX_SYSTEM_PROMPT_BYTES = 1024 * 1024;
 
 /** The longest delay a Node timer honours (2^31-1 ms, ~24.8 days); longer request deadlines mean none. */
 export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Longest `progress.message` accepted (the SDKs send at most this many characters). */
+export const MAX_PROGRESS_MESSAGE = 1000;

@@ -5,14 +5,9 @@
  */
 import type { JsonObject } from '../protocol/frames.js';
 import type { ProgressUpdate } from './types.js';
+import { MAX_PROGRESS_MESSAGE } from '../protocol/limits.js';
 import { PROTOCOL_CAPABILITIES } from '../protocol/names.js';
 
-/** Declared in every `hello`, after the usual capabilities. */
-export const PROTOCOL_EXTENSIONS = PROTOCOL_CAPABILITIES;
-export type ProtocolExtension = (typeof PROTOCOL_EXTENSIONS)[number];
-
-/** Longest `progress.message` sent; longer ones are cut to this many characters. */
-export const PROGRESS_MESSAGE_MAX = 1000;
 /** Frames already waiting in the output queue above which a progress frame is dropped (lossy by design). */
 export const PROGRESS_QUEUE_MAX = 64;
 /** Longest `tracestate` passed on (W3C: 32 members, 512 characters is what must be propagated). */
@@ -38,7 +33,8 @@ export function negotiated(raw: JsonObject): Negotiated {
 /** The hello capabilities: the given ones, then the protocol extensions not already there. */
 export function withProtocolExtensions(capabilities: readonly string[]): string[] {
   const out = [...capabilities];
-  for (const cap of PROTOCOL_EXTENSIONS) if (!out.includes(cap)) out.push(cap);
+  // Declared in every `hello`, after the usual capabilities.
+  for (const cap of PROTOCOL_CAPABILITIES) if (!out.includes(cap)) out.push(cap);
   return out;
 }
 
@@ -84,7 +80,7 @@ export function progressFrame(id: string, update: ProgressUpdate): JsonObject {
   const frame: JsonObject = { type: 'progress', id };
   if (message !== undefined) {
     if (typeof message !== 'string') throw invalidProgress('`message` must be a string');
-    frame.message = message.length > PROGRESS_MESSAGE_MAX ? message.slice(0, PROGRESS_MESSAGE_MAX) : message;
+    frame.message = message.length > MAX_PROGRESS_MESSAGE ? message.slice(0, MAX_PROGRESS_MESSAGE) : message;
   }
   for (const [key, value] of [['progress', progress], ['total', total]] as const) {
     if (value === undefined) continue;
@@ -138,10 +134,6 @@ export class PendingRequests {
     private readonly sessionSignal: AbortSignal,
     private readonly cancellable: () => boolean,
   ) {}
-
-  get size(): number {
-    return this.byId.size;
-  }
 
   begin(id: string): PendingRequest {
     const cancellable = this.cancellable();

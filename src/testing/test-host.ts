@@ -272,9 +272,10 @@ export class TestHost {
     const hostOptions: HostCallOptions = rest;
     const recording = this.recording(onProgress);
     if (recording !== undefined) hostOptions.onProgress = recording;
+    if (traceparent === undefined) return this.host.callTool(name, args, hostOptions);
     const owner = this.host.tools().find((t) => t.name === name)?.extension;
     const shim = owner === undefined ? undefined : this.shims.get(owner);
-    if (shim === undefined || traceparent === undefined) return this.host.callTool(name, args, hostOptions);
+    if (shim === undefined) return this.host.callTool(name, args, hostOptions);
     const key = shim.track({ traceparent, tracestate });
     try {
       return await this.host.callTool(name, { ...args, [CALL_TAG_KEY]: key }, hostOptions);

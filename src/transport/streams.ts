@@ -1,7 +1,7 @@
 // A transport over a pair of streams with a process behind them (ChildHandle): a child's pipes
 // (StdioTransport) or in-memory streams (MemoryTransport). Reads lines, writes chunks, and turns
 // the end of the streams and of the process into one `close`.
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { EventEmitter } from 'eventemitter3';
 import { LineDecoder } from '../protocol/decoder.js';
 import type { ChildHandle } from './child.js';
@@ -26,6 +26,26 @@ export interface StreamTransportOptions {
 }
 
 const noop = (): void => undefined;
+
+/**
+ * Runs `done` once `stdout` has ended (a process that exited may still have lines in the pipe), or
+ * after `ms` with stdout destroyed (a grandchild may hold it open). `done` may run twice: it guards.
+ */
+export function afterOutput(stdout: Readable, ms: number, done: () => void): void {
+  if (stdout.readableEnded || stdout.destroyed) {
+    done();
+    return;
+  }
+  const timer = setTimeout(() => {
+    stdout.destroy();
+    done();
+  }, ms);
+  timer.unref();
+  stdout.once('close', () => {
+    clearTimeout(timer);
+    done();
+  });
+}
 
 export abstract class StreamTransport extends EventEmitter<TransportEvents> implements Transport {
   protected child: ChildHandle | undefined;
@@ -104,20 +124,7 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     this.exitStatus = status;
     this.emit('exit', status);
     // Frames written just before exit may still be in the pipe: close after stdout ends (or shortly after).
-    const stdout = this.child!.stdout;
-    if (stdout.readableEnded || stdout.destroyed) {
-      this.finish(status);
-      return;
-    }
-    const timer = setTimeout(() => {
-      stdout.destroy();
-      this.finish(status);
-    }, STDOUT_EXIT_GRACE_MS);
-    timer.unref();
-    stdout.once('close', () => {
-      clearTimeout(timer);
-      this.finish(status);
-    });
+    afterOutput(this.child!.stdout, STDOUT_EXIT_GRACE_MS, () => this.finish(status));
   }
 
   private finish(status: TransportExit): void {

@@ -146,9 +146,10 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   }
 
   private attach(socket: WsSocket, receiver: (line: string) => void): void {
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
+    socket.on('message', (data: Buffer) => {
       this.alive();
-      const text = isBinary || !Buffer.isBuffer(data) ? Buffer.from(data as unknown as ArrayBuffer).toString('utf8') : data.toString('utf8');
+      // binaryType is nodebuffer: text and binary messages are one Buffer each.
+      const text = data.toString('utf8');
       if (this.closing && this.onAck !== undefined && text.includes('shutdown_ack') && isShutdownAck(text)) this.onAck();
       if (!text.includes('\n')) {
         if (text !== '') receiver(text);

@@ -131,8 +131,9 @@ export class RunConsole {
   }
 
   private panelChanged(panel: PanelRef): void {
-    const waiters = this.panelWaiters.get(waiterKey(panel));
-    this.panelWaiters.delete(waiterKey(panel));
+    const key = waiterKey(panel);
+    const waiters = this.panelWaiters.get(key);
+    this.panelWaiters.delete(key);
     for (const resolve of waiters ?? []) resolve();
   }
 
@@ -141,8 +142,9 @@ export class RunConsole {
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.keyWaitMs);
       timer.unref();
-      const waiters = this.panelWaiters.get(waiterKey(panel)) ?? new Set();
-      this.panelWaiters.set(waiterKey(panel), waiters);
+      const key = waiterKey(panel);
+      const waiters = this.panelWaiters.get(key) ?? new Set();
+      this.panelWaiters.set(key, waiters);
       waiters.add(done);
       function done() {
         clearTimeout(timer);

@@ -3,6 +3,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { LineDecoder } from '../../protocol/decoder.js';
 import type { ChildHandle } from '../../transport/child.js';
+import { afterOutput, STDOUT_EXIT_GRACE_MS } from '../../transport/streams.js';
 import { prefixLines } from './stderr-lines.js';
 
 /** The close codes `zot-ext serve` sends (RFC 6455 section 7.4.1). */
@@ -23,8 +24,6 @@ export const CloseCode = {
 
 /** Above this many bytes queued on the socket, the extension's stdout is no longer read. */
 export const SOCKET_HIGH_WATER_BYTES = 1024 * 1024;
-/** How long an exit and the end of stdout may be apart (a grandchild may hold stdout open). */
-const STDOUT_AFTER_EXIT_MS = 50;
 /** How long a peer has to answer our close frame before the socket is dropped. */
 const CLOSE_HANDSHAKE_MS = 1000;
 /** How long the process tree may take to vanish after SIGKILL. */
@@ -56,7 +55,6 @@ export class Bridge {
   readonly done: Promise<void>;
   /** Answered the last keep-alive ping. */
   alive = true;
-  pid: number | undefined;
   private child: ChildHandle | undefined;
   private exited = false;
   private killing = false;
@@ -96,7 +94,6 @@ export class Bridge {
       return;
     }
     this.child = child;
-    this.pid = child.pid;
     log(`#${id} connect from ${remote}, pid ${child.pid ?? '?'}`);
     if (this.socketClosed) {
       // The peer left while the process started.
@@ -127,25 +124,16 @@ export class Bridge {
     if (child.stderr !== undefined) prefixLines(child.stderr, `[${name} #${id}]`, stderr);
     child.onError((err) => log(`#${id} process error: ${err.message}`));
     child.onExit((code, signal) => {
-      const status = signal !== null ? `signal ${signal}` : `code ${code}`;
-      log(`#${id} exit ${status}`);
-      const finish = () => {
+      const reason = signal !== null ? `exit signal ${signal}` : `exit code ${code}`;
+      log(`#${id} ${reason}`);
+      afterOutput(child.stdout, STDOUT_EXIT_GRACE_MS, () => {
         if (this.exited) return;
         this.exited = true;
         decoder.end();
         // Grandchildren may outlive the extension: the group goes too.
         child.kill('SIGKILL');
         this.resolveExited();
-        this.close(code === 0 ? CloseCode.NORMAL : CloseCode.INTERNAL_ERROR, signal !== null ? `exit signal ${signal}` : `exit code ${code}`);
-      };
-      if (child.stdout.readableEnded || child.stdout.destroyed) return finish();
-      const timer = setTimeout(() => {
-        child.stdout.destroy();
-        finish();
-      }, STDOUT_AFTER_EXIT_MS);
-      child.stdout.once('close', () => {
-        clearTimeout(timer);
-        finish();
+        this.close(code === 0 ? CloseCode.NORMAL : CloseCode.INTERNAL_ERROR, reason);
       });
     });
   }
@@ -158,7 +146,8 @@ export class Bridge {
       this.close(CloseCode.UNSUPPORTED_DATA, 'binary message: frames are text');
       return;
     }
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    // The server's binaryType is nodebuffer: a message is one Buffer.
+    const bytes = data as Buffer;
     if (bytes.includes(0x0a)) {
       log(`#${id} refused a message containing a line feed: closing`);
       this.close(CloseCode.INVALID_PAYLOAD, 'a message is one frame without a line feed');
@@ -192,7 +181,8 @@ export class Bridge {
     const { stdin } = this.child!;
     if (stdin.destroyed || stdin.writableEnded) return;
     // Stop reading the socket until the extension has taken what it was given.
-    if (!stdin.write(Buffer.concat([bytes, LF]))) this.options.socket.pause();
+    stdin.write(bytes);
+    if (!stdin.write(LF)) this.options.socket.pause();
   }
 
   private toSocket(line: string): void {
