@@ -8,7 +8,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
-import { fail, type Pending, type PendingExtra, type ProgressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
+import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
 export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
@@ -44,13 +44,6 @@ export const MAX_CANCELLED_IDS = 256;
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
 const RESOLVED = Promise.resolve();
-
-/** The watch of a request that asked for progress or for deadlines that progress restarts. */
-function progressWatch(options: RequestOptions, timeoutMs: number | undefined): ProgressWatch {
-  const reset = options.resetTimeoutOnProgress === true && timeoutMs !== undefined && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
-  const maxTotalMs = reset === undefined ? Infinity : (options.maxTotalTimeoutMs ?? reset * 10);
-  return { onProgress: options.onProgress, resetMs: reset, until: performance.now() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
-}
 
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
 const MAX_BATCH_LINES = 8;

@@ -67,6 +67,13 @@ export interface ProgressWatch {
   capped: boolean;
 }
 
+/** The watch of a request that asked for progress or for deadlines that progress restarts. */
+export function progressWatch(options: RequestOptions, timeoutMs: number | undefined): ProgressWatch {
+  const reset = options.resetTimeoutOnProgress === true && timeoutMs !== undefined && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+  const maxTotalMs = reset === undefined ? Infinity : (options.maxTotalTimeoutMs ?? reset * 10);
+  return { onProgress: options.onProgress, resetMs: reset, until: performance.now() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
+}
+
 /**
  * Turns a request's response, or its failure, into the value the request resolves with, when it
  * settles: a caller that maps every outcome anyway saves a promise and a microtask per request.
