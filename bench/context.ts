@@ -40,6 +40,9 @@ export interface Sizes {
   lateCommands: number;
   /** Manifests for the discovery scenario. */
   manifests: number;
+  /** Remote scenario: sequential calls per run (round trip p50), and pipelined calls per run. */
+  remoteRttCalls: number;
+  remotePipelinedCalls: number;
 }
 
 export const FULL: Sizes = {
@@ -62,6 +65,8 @@ export const FULL: Sizes = {
   memoryCalls: 100,
   lateCommands: 5000,
   manifests: 1000,
+  remoteRttCalls: 2000,
+  remotePipelinedCalls: 20_000,
 };
 
 export const QUICK: Sizes = {
@@ -79,6 +84,8 @@ export const QUICK: Sizes = {
   interceptCalls: 150,
   fanoutEmits: 200,
   memoryExtensions: 20,
+  remoteRttCalls: 500,
+  remotePipelinedCalls: 5000,
 };
 
 export interface BenchContext {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManifestDiscovery } from '../src/manifest/discovery.js';
+import type { DiscoveryConstructor } from './host.js';
 
 export interface DiscoveryBenchResult {
   /** Wall time of each `discover()` run, in milliseconds. */
@@ -21,7 +22,8 @@ export interface DiscoveryBenchResult {
   readCpuMs: number[];
 }
 
-export async function benchDiscovery(opts: { count: number; runs: number }): Promise<DiscoveryBenchResult> {
+/** `discovery`: the ManifestDiscovery to measure (the runner passes the `--host` build's). @default the one of src/ */
+export async function benchDiscovery(opts: { count: number; runs: number; discovery?: DiscoveryConstructor | undefined }): Promise<DiscoveryBenchResult> {
   const base = await mkdtemp(path.join(os.tmpdir(), 'zot-bench-discovery-'));
   try {
     const root = path.join(base, 'home', 'extensions');
@@ -44,7 +46,8 @@ export async function benchDiscovery(opts: { count: number; runs: number }): Pro
       await writeFile(path.join(dir, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
       manifests.push(manifest);
     }
-    const discovery = new ManifestDiscovery({ cwd: base, home: path.join(base, 'home') });
+    const Discovery: DiscoveryConstructor = opts.discovery ?? ManifestDiscovery;
+    const discovery = new Discovery({ cwd: base, home: path.join(base, 'home') });
     const timed = async (fn: () => Promise<void>): Promise<[wall: number, cpu: number]> => {
       const cpu = process.cpuUsage();
       const start = performance.now();

@@ -28,8 +28,22 @@ export interface HostLike {
 
 type HostConstructor = new (options: Record<string, unknown>) => HostLike;
 
+/** The subset of `ManifestDiscovery` the discovery scenario uses. */
+export interface DiscoveryLike {
+  discover(): Promise<{ extensions: readonly unknown[] }>;
+}
+export type DiscoveryConstructor = new (options: { cwd: string; home: string }) => DiscoveryLike;
+
 export type HostModule =
-  | { ok: true; from: string; ExtensionHost: HostConstructor; /** The module's URL (what the cold-import probes load, unless it is src/). */ url: string }
+  | {
+      ok: true;
+      from: string;
+      ExtensionHost: HostConstructor;
+      /** The same module's ManifestDiscovery (undefined for a build without it). */
+      ManifestDiscovery: DiscoveryConstructor | undefined;
+      /** The module's URL (what the cold-import probes load, unless it is src/). */
+      url: string;
+    }
   | { ok: false; reason: string; skipped?: boolean | undefined };
 
 /** The repository root. */
@@ -81,7 +95,8 @@ export async function loadHost(requested: string): Promise<HostModule> {
     const mod = (await import(url.href)) as Record<string, unknown>;
     const ctor = mod.ExtensionHost;
     if (typeof ctor !== 'function') return { ok: false, reason: `ExtensionHost is not exported from ${from}` };
-    return { ok: true, from, ExtensionHost: ctor as HostConstructor, url: url.href };
+    const discovery = typeof mod.ManifestDiscovery === 'function' ? (mod.ManifestDiscovery as DiscoveryConstructor) : undefined;
+    return { ok: true, from, ExtensionHost: ctor as HostConstructor, ManifestDiscovery: discovery, url: url.href };
   } catch (error) {
     return { ok: false, reason: `import of ${from} failed: ${(error as Error).message}` };
   }
@@ -91,7 +106,7 @@ export async function loadHost(requested: string): Promise<HostModule> {
 export async function startHost(
   ctor: HostConstructor,
   workspace: BenchWorkspace,
-  extensions: readonly EchoExtension[],
+  extensions: readonly Pick<EchoExtension, 'dir'>[],
 ): Promise<HostLike> {
   const host = new ctor({
     cwd: workspace.root,
