@@ -77,6 +77,12 @@ export interface WaitOptions {
   timeoutMs?: number | undefined;
 }
 
+/** pressKey's options: a deadline, and which extension's panel when several have one of that id. */
+export interface PressKeyOptions extends WaitOptions {
+  /** The panel's extension (a panel is the pair extension, panel id). @default the one extension with the panel open */
+  extension?: string | undefined;
+}
+
 /** A panel frame: a redraw, or the panel closing. */
 export type PanelFrame = { kind: 'render'; panel: PanelView } | { kind: 'close'; panelId: string; by: 'extension' | 'exit'; extension: string };
 
@@ -309,12 +315,24 @@ export class TestHost {
     return this.host.prepareSystemPrompt({ systemPrompt, sessionId: options.sessionId });
   }
 
-  /** Presses a key in a panel and resolves its next frame (a redraw or the close). */
-  async pressKey(panelId: string, key: PanelKey, text?: string, options?: WaitOptions): Promise<PanelFrame> {
-    const frame = this.nextPanelFrame(panelId, options);
-    if (!this.host.panelKey(panelId, key, text)) {
+  /**
+   * Presses a key in a panel and resolves its next frame (a redraw or the close). When several
+   * extensions have `panelId` open, pass `{ extension }` (as for `host.panelKey`).
+   */
+  async pressKey(panelId: string, key: PanelKey, text?: string, options?: PressKeyOptions): Promise<PanelFrame> {
+    const extension = options?.extension;
+    const ofPanel = (f: PanelFrame) => (f.kind === 'render' ? f.panel.panelId : f.panelId) === panelId && (extension === undefined || (f.kind === 'render' ? f.panel.extension : f.extension) === extension);
+    const frame = this.next<PanelFrame>('panel', `panel frame of ${panelId}${extension === undefined ? '' : ` (${extension})`}`, ofPanel, options);
+    let sent: boolean;
+    try {
+      sent = this.host.panelKey(panelId, key, text, extension === undefined ? undefined : { extension });
+    } catch (err) {
       frame.catch(() => undefined);
-      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `no open panel ${JSON.stringify(panelId)}`);
+      throw err;
+    }
+    if (!sent) {
+      frame.catch(() => undefined);
+      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `no open panel ${JSON.stringify(panelId)}${extension === undefined ? '' : ` of ${extension}`}`);
     }
     return frame;
   }

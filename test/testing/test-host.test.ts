@@ -86,6 +86,33 @@ describe('createTestHost with an in-process SDK extension and a real subprocess'
   });
 });
 
+function counterExtension(name: string, step: number) {
+  const ext = defineExtension({ name, version: '1.0.0' });
+  let value = 0;
+  ext.command(`${name}-counter`, {}, () => openPanel({ id: 'counter', lines: ['0'] }));
+  ext.onPanelKey('counter', (key, _text, panel) => {
+    value += key === 'up' ? step : 0;
+    panel.render({ lines: [String(value)] });
+  });
+  return ext;
+}
+
+describe('pressKey when two extensions have a panel of the same id', () => {
+  it('needs { extension }, and resolves that extension\'s frame only', async () => {
+    const t = await createTestHost({ extensions: [counterExtension('ones', 1), counterExtension('tens', 10)] });
+    try {
+      await t.command('/ones-counter');
+      await t.command('/tens-counter');
+      await expect(t.pressKey('counter', 'up')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(await t.pressKey('counter', 'up', undefined, { extension: 'tens' })).toMatchObject({ kind: 'render', panel: { extension: 'tens', lines: ['10'] } });
+      expect(await t.pressKey('counter', 'up', undefined, { extension: 'ones' })).toMatchObject({ kind: 'render', panel: { extension: 'ones', lines: ['1'] } });
+      await expect(t.pressKey('counter', 'up', undefined, { extension: 'nobody' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('createTestHost failures', () => {
   it('rejects when an extension fails to load, after stopping the rest', async () => {
     await expect(createTestHost({ extensions: [fixture('faults/crash-before-hello'), notesExtension()] })).rejects.toMatchObject({
