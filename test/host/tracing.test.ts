@@ -1,6 +1,6 @@
 // OpenTelemetry spans of the host (docs/tracing.md), checked with sdk-trace-base's in-memory exporter
-// over real fixture processes: cancellable (SDK: declares trace), long-tool (cancel + progress),
-// kitchen (plain zot), crashy (restarts).
+// over real fixture processes: cancellable (SDK: declares trace), traced-py (the Python SDK),
+// long-tool (cancel + progress), kitchen (plain zot), crashy (restarts).
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -31,7 +31,7 @@ const traceparentOf = (s: ReadableSpan) => `00-${s.spanContext().traceId}-${s.sp
 beforeAll(async () => {
   context.setGlobalContextManager(contextManager.enable());
   ({ host, rec } = await kit.start({
-    explicit: [fixture('sdk/cancellable'), fixture('faults/long-tool'), fixture('extensions/kitchen')],
+    explicit: [fixture('sdk/cancellable'), fixture('sdk/traced-py'), fixture('faults/long-tool'), fixture('extensions/kitchen')],
     timeouts: { tool: 2000, intercept: 1000, hello: 15_000 },
     tracing: { tracerProvider: provider },
   }));
@@ -63,20 +63,31 @@ describe('tool calls', () => {
     expect(textOf(result)).toBe(`${traceparentOf(span)} none`);
   });
 
+  it('a Python SDK extension sees the traceparent of its execute_tool span', { timeout: TEST_MS }, async () => {
+    const embedder = provider.getTracer('agent').startSpan('agent turn');
+    const result = await context.with(trace.setSpan(context.active(), embedder), () => host.callTool('trace_py', {}));
+    embedder.end();
+    const span = only('execute_tool trace_py');
+    expect(span.attributes['zot.extension.name']).toBe('traced-py');
+    expect(span.spanContext().traceId).toBe(embedder.spanContext().traceId);
+    expect(textOf(result)).toBe(`${traceparentOf(span)} none`);
+  });
+
   it('without toolCallId, gen_ai.tool.call.id is the request id the extension answered', { timeout: TEST_MS }, async () => {
     await host.callTool('trace', {});
     expect(only('execute_tool trace').attributes['gen_ai.tool.call.id']).toMatch(/^\d+:\d+$/);
   });
 
   it('a timeout: error.type TIMEOUT, status ERROR, the progress and the cancel as span events', { timeout: TEST_MS }, async () => {
-    const result = await host.callTool('long', { steps: 50, ms: 50 }, { timeoutMs: 400 });
+    // A report every 5 ms for 5 s: the first lands long before the deadline, even on a loaded machine.
+    const result = await host.callTool('long', { steps: 1000, ms: 5 }, { timeoutMs: 1000 });
     expect(result.failure?.code).toBe('TIMEOUT');
     const span = only('execute_tool long');
     expect(span.attributes['error.type']).toBe('TIMEOUT');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     const names = span.events.map((e) => e.name);
     expect(names).toContain('zot.progress');
-    expect(span.events.find((e) => e.name === 'zot.progress')!.attributes).toMatchObject({ 'zot.progress.message': 'step 1', 'zot.progress.progress': 1, 'zot.progress.total': 50 });
+    expect(span.events.find((e) => e.name === 'zot.progress')!.attributes).toMatchObject({ 'zot.progress.message': expect.stringMatching(/^step \d+$/), 'zot.progress.progress': expect.any(Number), 'zot.progress.total': 1000 });
     expect(span.events.find((e) => e.name === 'zot.cancel')?.attributes).toEqual({ 'zot.cancel.reason': 'timeout' });
   });
 
