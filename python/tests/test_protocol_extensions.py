@@ -123,6 +123,30 @@ class CancelTest(unittest.TestCase):
             h.cancel(request)
             h.wait_for_log(f"request {request} stopped after the host cancelled it (aborted)")
 
+    def test_an_interceptor_that_takes_ctx_sees_the_cancel_from_a_worker_thread(self):
+        ext = Extension("c")
+        in_thread = threading.Event()
+        finished = threading.Event()
+        reasons = []
+
+        @ext.intercept_tool_call
+        async def guard(tool_name, args, ctx):
+            def job():
+                in_thread.set()
+                ctx.cancelled.wait(5)
+                reasons.append(ctx.cancel_reason)
+                finished.set()
+            await asyncio.to_thread(job)
+            return Decision.block("late")
+
+        with TestHost(ext, capabilities=ALL) as h:
+            request = h._begin({"type": "event_intercept", "event": "tool_call", "tool_id": "x", "tool_name": "bash", "tool_args": {}}, None, None, None)
+            self.assertTrue(in_thread.wait(2))
+            h.cancel(request, "timeout")
+            self.assertTrue(finished.wait(2))
+            h.wait_for_log(f"request {request} stopped after the host cancelled it (timeout)")
+        self.assertEqual(reasons, ["timeout"])
+
     def test_the_stop_sets_ctx_cancelled_of_pending_requests(self):
         ext = Extension("c")
         contexts = []
@@ -234,6 +258,27 @@ class TraceTest(unittest.TestCase):
             (None, None, {}),
         ])
         self.assertNotIn("_meta", seen[3])
+
+    def test_an_interceptor_that_takes_ctx_gets_the_trace_context_and_one_that_does_not_gets_none(self):
+        ext = Extension("t")
+        seen = []
+
+        @ext.intercept_tool_call
+        def guard(tool_name, args, ctx):
+            seen.append((tool_name, ctx.traceparent, ctx.tracestate, ctx.request_id))
+            return None
+
+        @ext.intercept_turn_start
+        def turns(step):
+            seen.append(step)
+
+        with TestHost(ext, capabilities=ALL) as h:
+            self.assertEqual(h.tool_call("bash", {"command": "ls"}, traceparent=TRACEPARENT, tracestate="a=b"), {})
+            self.assertEqual(h.tool_call("bash"), {})
+            self.assertEqual(h.turn_start(3), {})
+        self.assertEqual(seen[0][:3], ("bash", TRACEPARENT, "a=b"))
+        self.assertEqual(seen[1][:3], ("bash", None, None))
+        self.assertEqual(seen[2], 3)
 
     def test_not_negotiated_means_no_trace_context(self):
         ext = Extension("t")

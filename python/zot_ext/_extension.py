@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, overload
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar, overload
 
 from ._context import Panel, notify_frame, submit_frame
 from ._requests import with_protocol_extensions
@@ -41,6 +42,25 @@ def _check_handler(what: str, handler: Any) -> None:
         raise DefinitionError(f"{what}: the handler must be callable, got {type(handler).__name__}")
 
 
+#: How many values each interceptor gets before its optional ctx.
+INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}
+
+
+def _takes_positional(fn: Any, count: int) -> bool:
+    """True when `fn` can be called with `count` positional arguments (a `*args` counts)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = 0
+    for param in params:
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            return True
+        if param.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            positional += 1
+    return positional >= count
+
+
 class Extension:
     """An extension: register commands, tools, events, interceptors and panels, then call run().
 
@@ -65,6 +85,8 @@ class Extension:
         self._tools: Dict[str, _Tool] = {}
         self._events: Dict[str, List[Callable[..., Any]]] = {}
         self._interceptors: Dict[str, Callable[..., Any]] = {}
+        #: Interceptors whose handler takes the Context after the event's values.
+        self._interceptors_with_ctx: Set[str] = set()
         self._panel_keys: Dict[str, Callable[..., Any]] = {}
         self._panel_closes: Dict[str, Callable[..., Any]] = {}
         self._session: Optional[Session] = None
@@ -167,25 +189,28 @@ class Extension:
             if event in self._interceptors:
                 raise DefinitionError(f'an interceptor for "{event}" is already registered')
             self._interceptors[event] = fn
+            if _takes_positional(fn, INTERCEPT_ARITY[event] + 1):
+                self._interceptors_with_ctx.add(event)
             self._announce_subscriptions()
             return fn
         return register if handler is None else register(handler)
 
     def intercept_tool_call(self, handler: Optional[F] = None) -> Any:
-        """Decorator: `handler(tool_name: str, args: dict)` -> Decision.allow() / .block(reason) /
-        .rewrite(args), or None (allow). An exception allows the call (logged)."""
+        """Decorator: `handler(tool_name: str, args: dict[, ctx])` -> Decision.allow() / .block(reason) /
+        .rewrite(args), or None (allow). An exception allows the call (logged). A handler that takes
+        one more positional parameter gets the request's Context there (cancel, trace context)."""
         return self._intercept("tool_call", handler)
 
     def intercept_turn_start(self, handler: Optional[F] = None) -> Any:
-        """Decorator: `handler(step: int)` -> Decision.allow() / .block(reason), or None."""
+        """Decorator: `handler(step: int[, ctx])` -> Decision.allow() / .block(reason), or None."""
         return self._intercept("turn_start", handler)
 
     def intercept_assistant_message(self, handler: Optional[F] = None) -> Any:
-        """Decorator: `handler(text: str)` -> Decision.allow() / .block(reason) / .replace_text(s), or None."""
+        """Decorator: `handler(text: str[, ctx])` -> Decision.allow() / .block(reason) / .replace_text(s), or None."""
         return self._intercept("assistant_message", handler)
 
     def intercept_before_agent_start(self, handler: Optional[F] = None) -> Any:
-        """Decorator: `handler(event: BeforeAgentStart)` -> None (keep the system prompt) or a str
+        """Decorator: `handler(event: BeforeAgentStart[, ctx])` -> None (keep the system prompt) or a str
         (the whole replacement; "" removes it)."""
         return self._intercept("before_agent_start", handler)
 

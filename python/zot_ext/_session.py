@@ -386,7 +386,8 @@ class Session:
             return
         self._answer(pending, frame, lambda why: self._tool_error(request_id, f'tool "{name}" failed: its result cannot be sent ({why})'))
 
-    async def _run_interceptor(self, _pending: Pending, frame: Dict[str, Any]) -> None:
+    async def _run_interceptor(self, pending: Pending, frame: Dict[str, Any]) -> None:
+        ctx = self._context(pending, frame) if frame["event"] in self.ext._interceptors_with_ctx else None
         frame = {k: v for k, v in frame.items() if k != "_meta"} if "_meta" in frame else frame
         request_id, event = frame["id"], frame["event"]
         allow = {"type": "event_intercept_response", "id": request_id}
@@ -407,6 +408,8 @@ class Session:
                 model=frame["model"], raw=frame,
             ),)
         try:
+            if ctx is not None:
+                args += (ctx,)
             answer = decision_frame(request_id, event, await call_handler(handler, *args))
         except Exception as err:
             # Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.

@@ -382,15 +382,26 @@ class TestHost:
         """Sends an event frame; returns once the extension's handlers for it finished."""
         self.send({"type": "event", "event": event, **fields}, timeout=timeout)
 
-    def _intercept(self, event: str, fields: Frame, timeout: Optional[float]) -> Frame:
+    def _intercept(self, event: str, fields: Frame, timeout: Optional[float], traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> Frame:
         return self._request(
             {"type": "event_intercept", "event": event, **fields},
-            "event_intercept_response", f"the {event} decision", timeout,
+            "event_intercept_response", f"the {event} decision", timeout, traceparent, tracestate,
         )
 
-    def tool_call(self, tool_name: str, args: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None, tool_id: str = "call-1") -> Frame:
-        """The tool_call decision ({} allows; "block"/"reason", "modified_args")."""
-        return self._intercept("tool_call", {"tool_id": tool_id, "tool_name": tool_name, "tool_args": {} if args is None else args}, timeout)
+    def tool_call(
+        self,
+        tool_name: str,
+        args: Optional[Dict[str, Any]] = None,
+        timeout: Optional[float] = None,
+        tool_id: str = "call-1",
+        *,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
+    ) -> Frame:
+        """The tool_call decision ({} allows; "block"/"reason", "modified_args"). The trace context
+        travels in `_meta` when "trace" was negotiated, as for call_tool."""
+        fields = {"tool_id": tool_id, "tool_name": tool_name, "tool_args": {} if args is None else args}
+        return self._intercept("tool_call", fields, timeout, traceparent, tracestate)
 
     def turn_start(self, step: int, timeout: Optional[float] = None) -> Frame:
         """The turn_start decision ({} allows; "block"/"reason")."""
