@@ -16,9 +16,9 @@ const NO_CONTENT: readonly ToolContent[] = [{ type: 'text', text: NO_CONTENT_TEX
 /** `tool_result.content` (validated) as ToolContent. All-text content, the common case, is used as is. */
 export function toolContent(blocks: readonly ResultBlock[] | undefined): ToolContent[] {
   if (blocks === undefined || blocks.length === 0) return NO_CONTENT.map((block) => ({ ...block }));
-  // A validated text block is exactly a ToolContent text block.
-  if (blocks.every(isTextBlock)) return blocks as TextBlock[];
-  return blocks.map(toContent);
+  // A validated text block is exactly a ToolContent text block (a loop: no callback per block).
+  for (let i = 0; i < blocks.length; i++) if (blocks[i]!.type !== 'text') return blocks.map(toContent);
+  return blocks as TextBlock[];
 }
 
 // The schema guarantees that a block typed text or image is a well-formed one.

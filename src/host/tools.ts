@@ -60,9 +60,10 @@ function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<Tool
 
 function toolResult(ctx: HostContext, ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
   const content = toolContent(frame.content);
-  // A reload may have happened while waiting: a stale extension must not activate anything.
-  const current = ctx.byName.get(ext.name) === ext;
-  const activatedTools = current && frame.activate_tools !== undefined && frame.activate_tools.length > 0 ? activate(ctx, frame.activate_tools) : [];
+  const names = frame.activate_tools;
+  // A reload may have happened while waiting: a stale extension must not activate anything (looked
+  // up only for a result that activates: the usual one needs no lookup by name).
+  const activatedTools = names !== undefined && names.length > 0 && ctx.byName.get(ext.name) === ext ? activate(ctx, names) : [];
   return { content, isError: frame.is_error ?? false, extension: ext.name, activatedTools, failure: undefined };
 }
 

@@ -1,7 +1,7 @@
 // Deadlines.move(): a request whose deadline a progress frame restarted leaves its old group's
 // timer (which may still time out the others of that group) and is timed out by its new one only.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadlines, type Timed } from '../../src/connection/deadlines.js';
+import { Deadlines, MAX_KEPT_DEADLINES, type Timed } from '../../src/connection/deadlines.js';
 
 interface Entry extends Timed {
   name: string;
@@ -63,5 +63,72 @@ describe('Deadlines.move', () => {
     deadlines.release(a);
     vi.advanceTimersByTime(1000);
     expect(fired).toEqual([]);
+  });
+
+  it('moves an entry to another timeout while a group of a different timeout is open in the tick', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    a.deadline = deadlines.join(a, 100);
+    deadlines.endTick();
+    // b opens this tick's first group (500 ms); a moves to 300 ms, which opens and closes its own.
+    const b = entry('b');
+    b.deadline = deadlines.join(b, 500);
+    deadlines.move(a, 300);
+    // A later join of 300 in the same tick is not put into a's group (its timer started with the move)...
+    const c = entry('c');
+    c.deadline = deadlines.join(c, 300);
+    // ...and one of 500 still finds b's group.
+    const d = entry('d');
+    d.deadline = deadlines.join(d, 500);
+    expect(d.deadline).toBe(b.deadline);
+    deadlines.endTick();
+    vi.advanceTimersByTime(300);
+    expect(fired.sort()).toEqual(['a', 'c']);
+    vi.advanceTimersByTime(200);
+    expect(fired.sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('Deadlines with many timeouts', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('times out each request at its own deadline when more timeouts are used than are kept, one tick after another', () => {
+    const fired: Record<string, number> = {};
+    const deadlines = new Deadlines<Entry>((e) => (fired[e.name] = Date.now()));
+    const start = Date.now();
+    const count = MAX_KEPT_DEADLINES + 3;
+    // Each tick one request of a new timeout (the oldest kept ones are evicted), then the first again.
+    for (let i = 0; i < count; i++) {
+      const e = entry(`t${i}`);
+      e.deadline = deadlines.join(e, 1000 + i);
+      deadlines.endTick();
+      vi.advanceTimersByTime(1);
+    }
+    const again = entry('again');
+    again.deadline = deadlines.join(again, 1000);
+    deadlines.endTick();
+    vi.advanceTimersByTime(3000);
+    for (let i = 0; i < count; i++) expect(fired[`t${i}`]! - start).toBe(1000 + 2 * i);
+    expect(fired.again! - start).toBe(count + 1000);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a request of the same timeout in a later tick, after the kept group fired, gets a timer of its own', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    a.deadline = deadlines.join(a, 100);
+    deadlines.endTick();
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['a']);
+    const b = entry('b');
+    b.deadline = deadlines.join(b, 100);
+    deadlines.endTick();
+    vi.advanceTimersByTime(99);
+    expect(fired).toEqual(['a']);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['a', 'b']);
   });
 });
