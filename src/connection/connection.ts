@@ -364,14 +364,18 @@ export class Connection {
   };
 
   private readonly onWritten = (): void => {
-    // Callbacks run in order (a sync write's a tick later, maybe after the next write was issued).
+    this.written();
+    // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
+    if (!this.flushScheduled && !this.queue.empty) this.flush();
+  };
+
+  /** A write completed: at once, or by its callback (in order; maybe after the next write was issued). */
+  private written(): void {
     if (++this.writesDone === this.writesIssued) {
       this.charsDone = this.charsIssued;
       this.stuck.progressed();
     }
-    // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
-    if (!this.flushScheduled && !this.queue.empty) this.flush();
-  };
+  }
 
   /**
    * Writes what is queued, at most WRITE_CHUNK_CHARS, unless a write is still in progress: one at a
@@ -387,11 +391,17 @@ export class Connection {
       return;
     }
     if (transport.writing) return;
-    this.writesIssued++;
-    const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
-    this.charsIssued += chunk.length;
-    transport.write(chunk, this.onWritten);
-    if (transport.writing) this.stuck.writing();
+    do {
+      this.writesIssued++;
+      const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
+      this.charsIssued += chunk.length;
+      if (transport.write(chunk, this.onWritten) !== true) {
+        if (transport.writing) this.stuck.writing();
+        return;
+      }
+      // Taken at once: no callback follows.
+      this.written();
+    } while (!this.queue.empty);
   }
 
   private error(code: ErrorCode, message: string, cause?: unknown): ExtensionHostError {
