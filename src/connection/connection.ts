@@ -131,7 +131,9 @@ export class Connection {
     // reason only then, so a good call pays nothing for the check.
     let line: string;
     try {
-      const idJson = `${this.idJsonPrefix}${seq}"`;
+      // JSON.stringify, not `${seq}`: V8 keeps the digits of a number made a string by a template
+      // or String() in its number-string cache, where every request's survived the next scavenge.
+      const idJson = `${this.idJsonPrefix}${JSON.stringify(seq)}"`;
       line = options?.head !== undefined ? requestLine(options.head, idJson) : encodeRequest(frame, idJson);
     } catch (err) {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), mapper);
