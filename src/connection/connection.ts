@@ -8,6 +8,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
+import { PendingTable } from './pending-table.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
@@ -50,8 +51,8 @@ const MAX_BATCH_LINES = 8;
 
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
 export class Connection {
-  /** Keyed by the request's number (a small integer hashes cheaper than a fresh id string). */
-  private readonly pending = new Map<number, Pending>();
+  /** Keyed by the request's number (see pending-table.ts for why not a Map). */
+  private readonly pending = new PendingTable<Pending>();
   private seq = 0;
   private readonly idPrefix: string;
   /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
@@ -173,7 +174,7 @@ export class Connection {
         signal.addEventListener('abort', onAbort, { once: true });
         extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.pending.set(seq, entry);
+      this.pending.add(entry);
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
       this.enqueue(line, this.pending.size > 1);
     });
@@ -256,7 +257,7 @@ export class Connection {
   /** Settles every pending request with `error`. */
   rejectAll(error: ExtensionHostError): void {
     if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
+    const entries = this.pending.values();
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);

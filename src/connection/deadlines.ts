@@ -27,8 +27,12 @@ export interface DeadlineGroup<T extends Timed> {
 export const MAX_KEPT_DEADLINES = 8;
 
 export class Deadlines<T extends Timed> {
-  /** This tick's groups by timeout; closed at the end of the tick (endTick). */
-  private readonly open = new Map<number, DeadlineGroup<T>>();
+  /**
+   * This tick's groups: the first, and any others by timeout; closed at the end of the tick
+   * (endTick). Fields and a Map made afresh, not one Map cleared per tick: see pending-table.ts.
+   */
+  private open: DeadlineGroup<T> | undefined;
+  private openMore: Map<number, DeadlineGroup<T>> | undefined;
   /** The newest group of each timeout, whose timer is kept for reuse. */
   private readonly kept = new Map<number, DeadlineGroup<T>>();
 
@@ -37,7 +41,7 @@ export class Deadlines<T extends Timed> {
 
   /** Adds `entry` to this tick's group of `timeoutMs` (0 to 2^31-1 ms); store the result as `entry.deadline`. */
   join(entry: T, timeoutMs: number): DeadlineGroup<T> {
-    let group = this.open.get(timeoutMs);
+    let group = this.openGroup(timeoutMs);
     if (group === undefined) {
       const kept = this.kept.get(timeoutMs);
       if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
@@ -59,7 +63,8 @@ export class Deadlines<T extends Timed> {
         this.kept.set(timeoutMs, created);
         group = created;
       }
-      this.open.set(timeoutMs, group);
+      if (this.open === undefined) this.open = group;
+      else (this.openMore ??= new Map()).set(timeoutMs, group);
     }
     if (group.first === undefined) group.first = entry;
     else (group.more ??= []).push(entry);
@@ -78,17 +83,25 @@ export class Deadlines<T extends Timed> {
   move(entry: T, timeoutMs: number): void {
     const old = entry.deadline as DeadlineGroup<T> | undefined;
     if (old !== undefined && --old.live === 0 && this.kept.get(old.timeoutMs) !== old) this.clearGroup(old);
-    const wasOpen = this.open.has(timeoutMs);
+    const wasOpen = this.openGroup(timeoutMs) !== undefined;
     entry.deadline = this.join(entry, timeoutMs);
     // endTick() runs only after a tick that wrote something: a group opened here must not stay
     // open for the requests of a later tick (its timer started now).
-    if (!wasOpen) this.open.delete(timeoutMs);
+    if (!wasOpen) {
+      if (this.open?.timeoutMs === timeoutMs) this.open = undefined;
+      else this.openMore?.delete(timeoutMs);
+    }
   }
 
   /** The tick is over: its requests join new groups. */
   endTick(): void {
-    // Map#clear() allocates a new table even when empty.
-    if (this.open.size > 0) this.open.clear();
+    this.open = undefined;
+    this.openMore = undefined;
+  }
+
+  private openGroup(timeoutMs: number): DeadlineGroup<T> | undefined {
+    const open = this.open;
+    return open !== undefined && open.timeoutMs === timeoutMs ? open : this.openMore?.get(timeoutMs);
   }
 
   /** Clears every timer (the connection is over). */
