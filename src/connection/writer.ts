@@ -5,6 +5,28 @@ import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.j
 
 const RESOLVED = Promise.resolve();
 
+/**
+ * The writers with lines queued in this tick, written one after the other in one microtask at its
+ * end: an emit() to 20 extensions makes its 20 writes in one loop, not in 20 microtasks (on a busy
+ * CPU each write may let the woken extension run, and what runs between writes then runs cold).
+ */
+let dueWriters: OutboundWriter[] = [];
+
+function writeDue(): void {
+  const due = dueWriters;
+  dueWriters = [];
+  let failure: unknown;
+  for (const writer of due) {
+    try {
+      writer.endOfTick();
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  // One writer's failure leaves no other's lines unwritten; it still surfaces (an unhandled rejection).
+  if (failure !== undefined) throw failure;
+}
+
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
 const MAX_BATCH_LINES = 8;
 
@@ -99,7 +121,7 @@ export class OutboundWriter {
       this.flushScheduled = true;
       // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
       // AsyncResource Node wraps around each queueMicrotask() callback.
-      void RESOLVED.then(this.flushSoon);
+      if (dueWriters.push(this) === 1) void RESOLVED.then(writeDue);
     }
     this.options.stats.framesOut++;
     this.charsPushed += line.length;
@@ -111,13 +133,14 @@ export class OutboundWriter {
     }
   }
 
-  private readonly flushSoon = (): void => {
+  /** The end of the tick in which this writer queued its first line (see writeDue). */
+  endOfTick(): void {
     this.flushScheduled = false;
     this.requestWritten = false;
     this.answered = false;
     this.options.onEndOfTick();
     this.flush();
-  };
+  }
 
   private readonly onWritten = (): void => {
     this.written();
