@@ -1,5 +1,6 @@
-// Framing, correlation, deadlines and write batching over any Transport: request ids, the pending
-// map, per-request deadlines, settling everything at the end, and the bounded outbound queue.
+// Framing, correlation and deadlines over any Transport: request ids, the pending requests,
+// per-request deadlines, settling everything at the end, and the bound of the outbound queue (the
+// writes themselves: writer.ts).
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeRequest, requestLine } from '../protocol/encode.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
@@ -7,7 +8,8 @@ import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
-import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
+import { PendingTable } from './pending-table.js';
+import { OutboundWriter } from './writer.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
@@ -43,36 +45,16 @@ export const MAX_CANCELLED_IDS = 256;
 /** A progress frame's fate: delivered, for a request cancelled a moment ago (dropped quietly), or for no request. */
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
-const RESOLVED = Promise.resolve();
-
-/** Requests of one tick go out in writes of at most this many lines (see enqueue). */
-const MAX_BATCH_LINES = 8;
-
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
 export class Connection {
-  /** Keyed by the request's number (a small integer hashes cheaper than a fresh id string). */
-  private readonly pending = new Map<number, Pending>();
+  /** Keyed by the request's number (see pending-table.ts for why not a Map). */
+  private readonly pending = new PendingTable<Pending>();
   private seq = 0;
   private readonly idPrefix: string;
   /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
   private readonly idJsonPrefix: string;
-  /** Lines waiting for this tick's write, or for the write in progress to complete. */
-  private readonly queue = new OutboundQueue();
-  private readonly stuck: StuckWatch;
+  private readonly writer: OutboundWriter;
   private readonly deadlines = new Deadlines<Pending>((entry, ms) => this.onRequestTimeout(entry, ms));
-  /** write() calls issued, and completed (callbacks run in order). */
-  private writesIssued = 0;
-  private writesDone = 0;
-  /** Characters enqueued, written (by completed writes) and taken back, since the start. */
-  private charsPushed = 0;
-  private charsIssued = 0;
-  private charsDone = 0;
-  private charsRemoved = 0;
-  private flushScheduled = false;
-  /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
-  private requestWritten = false;
-  /** An answer settled since the last end-of-tick write: requests until then wait for it (see enqueue). */
-  private answered = false;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
   /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
@@ -84,12 +66,12 @@ export class Connection {
   ) {
     this.idPrefix = `${options.idPrefix}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
-    this.stuck = new StuckWatch(options.stuckMs, () => this.onStuck());
+    this.writer = new OutboundWriter(transport, { stuckMs: options.stuckMs, onStuck: () => this.onStuck(), onEndOfTick: () => this.deadlines.endTick(), stats: options.stats });
   }
 
   /** Characters waiting to be written. */
   get queuedChars(): number {
-    return this.queue.chars;
+    return this.writer.queuedChars;
   }
 
   /** A request with this id waits for its answer. */
@@ -131,7 +113,9 @@ export class Connection {
     // reason only then, so a good call pays nothing for the check.
     let line: string;
     try {
-      const idJson = `${this.idJsonPrefix}${seq}"`;
+      // JSON.stringify, not `${seq}`: V8 keeps the digits of a number made a string by a template
+      // or String() in its number-string cache, where every request's survived the next scavenge.
+      const idJson = `${this.idJsonPrefix}${JSON.stringify(seq)}"`;
       line = options?.head !== undefined ? requestLine(options.head, idJson) : encodeRequest(frame, idJson);
     } catch (err) {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), mapper);
@@ -153,7 +137,7 @@ export class Connection {
         resolve,
         reject,
         deadline: undefined,
-        end: this.charsPushed + line.length,
+        end: this.writer.pushed + line.length,
         line,
         frame,
         settled: false,
@@ -171,9 +155,9 @@ export class Connection {
         signal.addEventListener('abort', onAbort, { once: true });
         extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      this.pending.set(seq, entry);
+      this.pending.add(entry);
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
-      this.enqueue(line, this.pending.size > 1);
+      this.writer.enqueue(line, this.pending.size > 1);
     });
   }
 
@@ -186,25 +170,26 @@ export class Connection {
   sendLine(line: string, type: string): boolean {
     // An empty queue takes any frame (hello_ack included): the bound is on what waits, not on one frame.
     const { maxOutboundBytes } = this.options;
-    if (this.queue.chars > 0 && this.queue.chars + line.length > maxOutboundBytes) {
+    const queued = this.writer.queuedChars;
+    if (queued > 0 && queued + line.length > maxOutboundBytes) {
       this.options.diagnose(
         'OUTBOUND_DROPPED',
-        `${type} of ${line.length} bytes dropped unsent: ${this.queue.chars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
+        `${type} of ${line.length} bytes dropped unsent: ${queued} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
       );
       return false;
     }
-    this.enqueue(line);
+    this.writer.enqueue(line);
     return true;
   }
 
   /** Queues a line past the bound (the goodbye must go out). */
   sendAlways(line: string): void {
-    this.enqueue(line);
+    this.writer.enqueue(line);
   }
 
   /** Takes everything still queued (to hand to the transport's close). */
   takeQueued(): string | undefined {
-    return this.queue.take(Infinity);
+    return this.writer.takeAll();
   }
 
   /** Settles the request `id` with its answer, or with `error`; an answer for no request is a diagnostic. */
@@ -225,7 +210,7 @@ export class Connection {
     }
     this.pending.delete(entry.seq);
     this.release(entry);
-    if (frame !== undefined) this.answered = true;
+    if (frame !== undefined) this.writer.answer();
     if (error !== undefined) {
       fail(entry, error);
     } else if (frame !== undefined && frame.type !== RESPONSE_TYPE[entry.request]) {
@@ -254,7 +239,7 @@ export class Connection {
   /** Settles every pending request with `error`. */
   rejectAll(error: ExtensionHostError): void {
     if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
+    const entries = this.pending.values();
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);
@@ -265,8 +250,7 @@ export class Connection {
   /** The connection is over: pending requests settle with `error` (when given); timers and the queue go. */
   close(error?: ExtensionHostError): void {
     if (error !== undefined) this.rejectAll(error);
-    this.stuck.stop();
-    this.queue.clear();
+    this.writer.stop();
     this.deadlines.clear();
   }
 
@@ -288,12 +272,8 @@ export class Connection {
     const type = entry.request;
     // Still whole in the queue: never begun, whatever the counters say (lines taken back after it
     // shift the counters too). Otherwise, lines taken back before it count as done: errs towards "written".
-    const queued = this.queue.remove(entry.line);
-    if (queued) {
-      this.options.stats.framesOut--;
-      this.charsRemoved += entry.line.length;
-    }
-    const unwritten = queued || entry.end > this.charsDone + this.charsRemoved;
+    const queued = this.writer.takeBack(entry.line);
+    const unwritten = queued || this.writer.unwritten(entry.end);
     if (unwritten && entry.extra?.closesStdin === true) {
       // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${logPath}`);
@@ -316,82 +296,16 @@ export class Connection {
   private onStuck(): void {
     // A closed input never progresses, and is not stuck: its end is handled where it closed.
     if (this.options.isOver() || !this.transport.writable) return;
-    const message = `${this.options.name} read nothing from its stdin for ${this.options.stuckMs} ms (${this.queue.chars} bytes waiting); it is stuck and is being stopped; see ${this.options.logPath}`;
+    const message = `${this.options.name} read nothing from its stdin for ${this.options.stuckMs} ms (${this.writer.queuedChars} bytes waiting); it is stuck and is being stopped; see ${this.options.logPath}`;
     this.options.diagnose('STDIN_STUCK', message);
     this.closeInput(this.error(ErrorCode.WRITE_TIMEOUT, message));
   }
 
   private closeInput(error: ExtensionHostError): void {
-    this.queue.clear();
-    this.stuck.stop();
+    this.writer.stop();
     this.transport.closeInput();
     // It can receive nothing any more: the extension is gone, like one that closed its stdout.
     this.options.disconnect(error, 'stdin_blocked');
-  }
-
-  /**
-   * Lines written in one tick go out together, in one write() at the end of the tick: fewer
-   * syscalls, and one wake-up of the extension. With `eager` (a request while others are in
-   * flight), the first request of a tick is written at once (with whatever the tick queued before
-   * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
-   * this tick goes on. Requests that follow answers (the callers' reactions to them, in the same
-   * tick) all wait for its end, like a write-coalescing loop: one write for the whole burst, and one
-   * wake-up of the extension (measurements: docs/performance.md, "Request writes").
-   */
-  private enqueue(line: string, eager = false): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
-      // AsyncResource Node wraps around each queueMicrotask() callback.
-      void RESOLVED.then(this.flushSoon);
-    }
-    this.options.stats.framesOut++;
-    this.charsPushed += line.length;
-    const queued = this.queue.push(line);
-    if (!eager || this.answered) return;
-    if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
-      this.requestWritten = true;
-      this.flush();
-    }
-  }
-
-  private readonly flushSoon = (): void => {
-    this.flushScheduled = false;
-    this.requestWritten = false;
-    this.answered = false;
-    this.deadlines.endTick();
-    this.flush();
-  };
-
-  private readonly onWritten = (): void => {
-    // Callbacks run in order (a sync write's a tick later, maybe after the next write was issued).
-    if (++this.writesDone === this.writesIssued) {
-      this.charsDone = this.charsIssued;
-      this.stuck.progressed();
-    }
-    // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
-    if (!this.flushScheduled && !this.queue.empty) this.flush();
-  };
-
-  /**
-   * Writes what is queued, at most WRITE_CHUNK_CHARS, unless a write is still in progress: one at a
-   * time, so that a queued request can still be taken back (see onRequestTimeout) and the queue,
-   * not the transport, holds the backlog (bounded by maxOutboundBytes for one-way frames).
-   */
-  private flush(): void {
-    const transport = this.transport;
-    if (this.queue.empty) return;
-    // Nothing more can be written: the requests stay unwritten (TIMEOUT at their deadline).
-    if (!transport.writable) {
-      this.queue.clear();
-      return;
-    }
-    if (transport.writing) return;
-    this.writesIssued++;
-    const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
-    this.charsIssued += chunk.length;
-    transport.write(chunk, this.onWritten);
-    if (transport.writing) this.stuck.writing();
   }
 
   private error(code: ErrorCode, message: string, cause?: unknown): ExtensionHostError {

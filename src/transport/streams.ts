@@ -141,8 +141,15 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     return this.input!.write(`${line}\n`);
   }
 
-  write(chunk: string, done: () => void): void {
-    this.input!.write(chunk, done);
+  write(chunk: string, done: () => void): boolean {
+    const input = this.input!;
+    // Without a callback, a write the pipe takes at once costs Node no nextTick (one per write with
+    // a callback: ~3 us a write when an event goes to 20 extensions). Left in progress (or behind
+    // one), an empty write behind it calls back once the chunk is taken.
+    input.write(chunk);
+    if (input.writableLength === 0) return true;
+    input.write('', done);
+    return false;
   }
 
   closeInput(): void {

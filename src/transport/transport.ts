@@ -73,8 +73,11 @@ export interface Transport {
   start(receiver?: (line: string) => void): Promise<void>;
   /** One frame without its LF. False: backpressure ('drain' follows), or not writable. */
   send(line: string): boolean;
-  /** Writes `chunk` (LF-terminated lines, or a piece of a long one); `done` runs once it is taken, in order. */
-  write(chunk: string, done: () => void): void;
+  /**
+   * Writes `chunk` (LF-terminated lines, or a piece of a long one); `done` runs once it is taken, in
+   * order. `true`: it was taken at once, and `done` is not called.
+   */
+  write(chunk: string, done: () => void): boolean | void;
   /** Drops the input at once: nothing more can be written (the peer sees its input end). */
   closeInput(): void;
   /**

@@ -223,3 +223,31 @@ describe('write batching after answers', () => {
     await Promise.all(follow);
   });
 });
+
+describe('the end of a tick across connections', () => {
+  it('writes the lines each connection queued in the tick, one write per connection, in the order queued', async () => {
+    const others = await Promise.all([connectionHarness(), connectionHarness()]);
+    h = await connectionHarness();
+    const all = [h, ...others];
+    try {
+      const writes = all.map(() => [] as string[][]);
+      all.forEach(({ ext }, i) => {
+        const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
+        ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
+          writes[i]!.push(String(chunk).trimEnd().split('\n').map((line) => String((JSON.parse(line) as { event: string }).event)));
+          return write(chunk, ...rest);
+        }) as typeof ext.stdin.write;
+      });
+      for (const step of ['a', 'b', 'c']) all.forEach(({ connection }, i) => connection.sendLine(`{"type":"event","event":"${step}${i}"}\n`, 'event'));
+      expect(writes).toEqual([[], [], []]);
+      await Promise.resolve();
+      expect(writes).toEqual([[['a0', 'b0', 'c0']], [['a1', 'b1', 'c1']], [['a2', 'b2', 'c2']]]);
+      // A line queued after that end of tick goes out at the next one.
+      others[1]!.connection.sendLine('{"type":"event","event":"d2"}\n', 'event');
+      await Promise.resolve();
+      expect(writes[2]).toEqual([['a2', 'b2', 'c2'], ['d2']]);
+    } finally {
+      await Promise.all(others.map((o) => o.dispose()));
+    }
+  });
+});

@@ -132,3 +132,49 @@ describe('Deadlines with many timeouts', () => {
     expect(fired).toEqual(['a', 'b']);
   });
 });
+
+describe('Deadlines of one tick with different timeouts', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('groups the requests of each timeout, each timed out at its own deadline; the next tick starts new groups', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e, ms) => fired.push(`${e.name}@${ms}`));
+    const tick1 = ['a', 'b', 'c', 'd'].map(entry);
+    const timeouts = [100, 200, 100, 300];
+    tick1.forEach((e, i) => (e.deadline = deadlines.join(e, timeouts[i]!)));
+    // Same timeout, same group.
+    expect(tick1[0]!.deadline).toBe(tick1[2]!.deadline);
+    expect(new Set(tick1.map((e) => e.deadline)).size).toBe(3);
+    deadlines.endTick();
+    vi.advanceTimersByTime(50);
+    const later = entry('e');
+    later.deadline = deadlines.join(later, 200);
+    expect(later.deadline).not.toBe(tick1[1]!.deadline);
+    deadlines.endTick();
+    vi.advanceTimersByTime(50);
+    expect(fired).toEqual(['a@100', 'c@100']);
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['a@100', 'c@100', 'b@200']);
+    vi.advanceTimersByTime(50);
+    expect(fired).toEqual(['a@100', 'c@100', 'b@200', 'e@200']);
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['a@100', 'c@100', 'b@200', 'e@200', 'd@300']);
+  });
+
+  it('a request moved to a timeout no group of the tick has does not open one for the later requests of the tick', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    const b = entry('b');
+    a.deadline = deadlines.join(a, 100);
+    deadlines.move(a, 300);
+    vi.advanceTimersByTime(100);
+    b.deadline = deadlines.join(b, 300);
+    deadlines.endTick();
+    vi.advanceTimersByTime(200);
+    expect(fired).toEqual(['a']);
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['a', 'b']);
+  });
+});
