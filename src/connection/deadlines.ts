@@ -27,19 +27,22 @@ export interface DeadlineGroup<T extends Timed> {
 export const MAX_KEPT_DEADLINES = 8;
 
 export class Deadlines<T extends Timed> {
+  // Both made by the first join(): a connection that sends no request holds neither.
   /** This tick's groups by timeout; closed at the end of the tick (endTick). */
-  private readonly open = new Map<number, DeadlineGroup<T>>();
+  private open: Map<number, DeadlineGroup<T>> | undefined;
   /** The newest group of each timeout, whose timer is kept for reuse. */
-  private readonly kept = new Map<number, DeadlineGroup<T>>();
+  private kept: Map<number, DeadlineGroup<T>> | undefined;
 
   /** `onTimeout` runs for each request of a group that is not settled when its timer fires. */
   constructor(private readonly onTimeout: (entry: T, timeoutMs: number) => void) {}
 
   /** Adds `entry` to this tick's group of `timeoutMs` (0 to 2^31-1 ms); store the result as `entry.deadline`. */
   join(entry: T, timeoutMs: number): DeadlineGroup<T> {
-    let group = this.open.get(timeoutMs);
+    const open = (this.open ??= new Map());
+    let group = open.get(timeoutMs);
     if (group === undefined) {
-      const kept = this.kept.get(timeoutMs);
+      const keptGroups = (this.kept ??= new Map());
+      const kept = keptGroups.get(timeoutMs);
       if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
         kept.first = undefined;
         kept.more = undefined;
@@ -51,15 +54,15 @@ export class Deadlines<T extends Timed> {
         created.timer.unref?.();
         if (kept?.live === 0) this.clearGroup(kept);
         // Callers passing a remaining budget make a new timeout each time: keep a few, not one per value.
-        if (kept === undefined && this.kept.size >= MAX_KEPT_DEADLINES) {
-          const [oldestMs, oldest] = this.kept.entries().next().value!;
-          this.kept.delete(oldestMs);
+        if (kept === undefined && keptGroups.size >= MAX_KEPT_DEADLINES) {
+          const [oldestMs, oldest] = keptGroups.entries().next().value!;
+          keptGroups.delete(oldestMs);
           if (oldest.live === 0) this.clearGroup(oldest); // else cleared at its last release
         }
-        this.kept.set(timeoutMs, created);
+        keptGroups.set(timeoutMs, created);
         group = created;
       }
-      this.open.set(timeoutMs, group);
+      open.set(timeoutMs, group);
     }
     if (group.first === undefined) group.first = entry;
     else (group.more ??= []).push(entry);
@@ -71,28 +74,29 @@ export class Deadlines<T extends Timed> {
   release(entry: T): void {
     entry.settled = true;
     const group = entry.deadline as DeadlineGroup<T> | undefined;
-    if (group !== undefined && --group.live === 0 && this.kept.get(group.timeoutMs) !== group) this.clearGroup(group);
+    if (group !== undefined && --group.live === 0 && this.kept?.get(group.timeoutMs) !== group) this.clearGroup(group);
   }
 
   /** Gives `entry` a new deadline of `timeoutMs` from now; its old group's timer skips it. */
   move(entry: T, timeoutMs: number): void {
     const old = entry.deadline as DeadlineGroup<T> | undefined;
-    if (old !== undefined && --old.live === 0 && this.kept.get(old.timeoutMs) !== old) this.clearGroup(old);
-    const wasOpen = this.open.has(timeoutMs);
+    if (old !== undefined && --old.live === 0 && this.kept?.get(old.timeoutMs) !== old) this.clearGroup(old);
+    const wasOpen = this.open?.has(timeoutMs) === true;
     entry.deadline = this.join(entry, timeoutMs);
     // endTick() runs only after a tick that wrote something: a group opened here must not stay
     // open for the requests of a later tick (its timer started now).
-    if (!wasOpen) this.open.delete(timeoutMs);
+    if (!wasOpen) this.open!.delete(timeoutMs);
   }
 
   /** The tick is over: its requests join new groups. */
   endTick(): void {
     // Map#clear() allocates a new table even when empty.
-    if (this.open.size > 0) this.open.clear();
+    if (this.open !== undefined && this.open.size > 0) this.open.clear();
   }
 
   /** Clears every timer (the connection is over). */
   clear(): void {
+    if (this.kept === undefined) return;
     for (const group of this.kept.values()) this.clearGroup(group);
     this.kept.clear();
   }

@@ -5,7 +5,8 @@ import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess, type Launch } from '../process/extension-process.js';
+import { ExtensionProcess, type ExitInfo, type Launch, type ProcessDiagnostic, type RequestFrame, type RequestType } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
@@ -97,7 +98,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
-  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
+  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, ctx, slot);
   ext.security = security;
   return ext;
 }
@@ -129,10 +130,11 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
  */
 export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
   const proc = ext.process;
-  proc.on('frame', (frame) => routeFrame(ctx, ext, frame));
-  proc.on('diagnostic', (d) => ctx.diagnostics.fromProcess(ext, d));
-  proc.on('progress', (frame, request) => toolProgressEvent(ctx, ext, frame, request));
-  proc.on('exit', (info) => onExtensionExit(ctx, ext, info));
+  // Listeners with `ext` as their context: no closure per listener per extension.
+  proc.on('frame', onFrame, ext);
+  proc.on('diagnostic', onDiagnostic, ext);
+  proc.on('progress', onProgress, ext);
+  proc.on('exit', onExit, ext);
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
   const { ready, readyIdle } = ctx.timeouts;
@@ -141,7 +143,7 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   try {
     const hello = await proc.start();
     ext.version = hello.version;
-    ext.capabilities = hello.capabilities ?? [];
+    if (hello.capabilities !== undefined) ext.capabilities = hello.capabilities;
     if (ext.state === 'starting') {
       // The idle clock runs from the last frame after hello. An extension that has said nothing
       // since hello is still reading hello_ack (slow under load), not a legacy one: only the
@@ -169,6 +171,22 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
     idle = grace = undefined;
   }
+}
+
+function onFrame(this: LoadedExtension, frame: ExtensionFrame): void {
+  routeFrame(this.host, this, frame);
+}
+
+function onDiagnostic(this: LoadedExtension, d: ProcessDiagnostic): void {
+  this.host.diagnostics.fromProcess(this, d);
+}
+
+function onProgress(this: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+  toolProgressEvent(this.host, this, frame, request);
+}
+
+function onExit(this: LoadedExtension, info: ExitInfo): void {
+  onExtensionExit(this.host, this, info);
 }
 
 /** The report of the current start; `failed` are the extensions that failed in it. */

@@ -36,7 +36,7 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
   if (!registrationAllowed(ctx, ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
   if (takeOverCommand(ctx, ext, key, name, description)) return;
   const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
-  ext.commands.set(key, { name, description });
+  ext.setCommand(key, { name, description });
   if (conflict !== undefined) recordConflict(ctx, 'command', `/${conflict.name}`, conflict.loser, conflict.winner);
   if (ext.state === 'ready') ctx.commandsChangedSoon();
 }
@@ -50,7 +50,7 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
   if (!registrationAllowed(ctx, ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
   if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
-  ext.tools.set(name, { name, description, schema, deferred });
+  ext.setTool(name, { name, description, schema, deferred });
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
   if (changed && !deferred && ext.state === 'ready') toolsChangedSoon(ctx);
 }
@@ -67,14 +67,14 @@ export function subscribe(ctx: HostContext, ext: LoadedExtension, events: readon
   for (const event of events) {
     if (ext.events.has(event)) continue;
     if (!withinLimits(ctx, ext, `subscription to ${event.slice(0, 120)}`, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
-    ext.events.add(event);
+    ext.addEvent(event);
   }
   for (const event of intercept) {
     if (!INTERCEPTABLE.has(event)) {
       ctx.diagnostics.diagnose({ code: 'UNKNOWN_INTERCEPT', message: `${ext.name} asked to intercept ${JSON.stringify(event)}, which cannot be intercepted; ignored`, extension: ext.name, severity: 'warning' });
       continue;
     }
-    ext.intercept.add(event);
+    ext.addIntercept(event);
   }
   if (ext.intercept.size > 0) addInterceptor(ctx, ext);
 }

@@ -37,7 +37,8 @@ export class ExtensionLog {
   readonly #checkMs: number;
   /** File size when this run started: where this run's stderr begins. */
   private startOffset = 0;
-  #queue: string[] = [];
+  /** Host lines waiting for the writer (made by the first one). */
+  #queue: string[] | undefined;
   #queuedBytes = 0;
   #dropped = 0;
   #draining: Promise<void> | undefined;
@@ -99,10 +100,11 @@ export class ExtensionLog {
 
   /** Appends one host line (`[host] message`); failures to log are ignored; over the queue bound it is dropped and counted. */
   write(message: string): Promise<void> {
-    if (this.#queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
+    const queue = (this.#queue ??= []);
+    if (queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
       this.#dropped++;
     } else {
-      this.#queue.push(`[host] ${new Date().toISOString()} ${message}\n`);
+      queue.push(`[host] ${new Date().toISOString()} ${message}\n`);
       this.#queuedBytes += message.length;
     }
     return this.#drain();
@@ -133,13 +135,13 @@ export class ExtensionLog {
   #drain(): Promise<void> {
     this.#draining ??= (async () => {
       try {
-        while (this.#queue.length > 0 || this.#dropped > 0 || this.#checkDue) {
-          if (this.#checkDue || this.#queue.length > 0) {
+        while ((this.#queue?.length ?? 0) > 0 || this.#dropped > 0 || this.#checkDue) {
+          if (this.#checkDue || (this.#queue?.length ?? 0) > 0) {
             this.#checkDue = false;
             await this.#rotateIfFull();
           }
-          let batch = this.#queue.join('');
-          this.#queue = [];
+          let batch = this.#queue?.join('') ?? '';
+          this.#queue = undefined;
           this.#queuedBytes = 0;
           if (this.#dropped > 0) {
             batch += `[host] ${new Date().toISOString()} ${this.#dropped} host lines dropped (more than ${MAX_QUEUED_HOST_LINES} lines or ${MAX_QUEUED_HOST_BYTES} bytes were waiting)\n`;
