@@ -81,7 +81,8 @@ export class LoadedExtension {
   private limiter: DiagnosticLimiter<LimitedDiagnostic> | undefined;
   /** Resolves when the extension is ready, failed or gone. */
   readonly settled: Promise<void>;
-  private resolveSettled!: () => void;
+  /** Dropped once called: a settled record keeps no resolver. */
+  private resolveSettled: (() => void) | undefined;
   readonly startedAt = performance.now();
   lastFrameAt = 0;
   /** Characters its registrations hold (see registration-limits.ts). */
@@ -166,6 +167,11 @@ export class LoadedExtension {
     this.limiter?.flush();
   }
 
+  private settle(): void {
+    this.resolveSettled?.();
+    this.resolveSettled = undefined;
+  }
+
   get logPath(): string {
     return this.process.logPath;
   }
@@ -190,7 +196,7 @@ export class LoadedExtension {
     this.readyVia = via;
     this.readyMs = Math.round(performance.now() - this.startedAt);
     this.slot.lifecycle.moveTo('ready', reason);
-    this.resolveSettled();
+    this.settle();
     return true;
   }
 
@@ -204,7 +210,7 @@ export class LoadedExtension {
     if (state === 'stopped') this.slot.supervisor.cancel();
     if (error !== undefined) this.error = error;
     this.slot.lifecycle.moveTo(state, reason);
-    this.resolveSettled();
+    this.settle();
     return previous;
   }
 
@@ -221,7 +227,7 @@ export class LoadedExtension {
   /** Given up for a restart: its pending start settles, its process's events are ignored from now on. */
   retire(): void {
     this.retired = true;
-    this.resolveSettled();
+    this.settle();
   }
 
   /** A snapshot; `isActive` says whether a registration of this extension owns its name. */

@@ -236,7 +236,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
     this.state = 'running';
-    const negotiated = (this.capabilities = negotiate(frame.capabilities, this.options.capabilities));
+    const negotiated = negotiate(frame.capabilities, this.options.capabilities);
+    if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
     this.send(helloAck(this.options.host, this.dir, negotiated));

@@ -100,6 +100,14 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
 
 type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void;
 
+const NO_LISTENERS: readonly never[] = [];
+function listed<F extends (...args: never[]) => void>(listeners: F | F[] | undefined): readonly F[] {
+  return listeners === undefined ? NO_LISTENERS : typeof listeners === 'function' ? [listeners] : listeners;
+}
+function added<F extends (...args: never[]) => void>(listeners: F | F[] | undefined, listener: F): F | F[] {
+  return listeners === undefined ? listener : typeof listeners === 'function' ? [listeners, listener] : [...listeners, listener];
+}
+
 /** A spawned child as a ChildHandle: one object with prototype methods (it lives as long as the extension). */
 class SpawnedChild implements ChildHandle {
   readonly pid: number | undefined;
@@ -109,8 +117,9 @@ class SpawnedChild implements ChildHandle {
   // Listeners are attached by the caller a few ticks later: remember what happened until then.
   private exitStatus: [number | null, NodeJS.Signals | null] | undefined;
   private spawnError: Error | undefined;
-  private exitListeners: ExitListener[] | undefined;
-  private errorListeners: ((error: Error) => void)[] | undefined;
+  // One listener each is the usual case: an array only for more.
+  private exitListeners: ExitListener | ExitListener[] | undefined;
+  private errorListeners: ((error: Error) => void) | ((error: Error) => void)[] | undefined;
   /** Descendants found while the leader lived (after it exits they are reparented): some may leave the group. */
   private strays: ProcessRef[] | undefined;
 
@@ -122,11 +131,11 @@ class SpawnedChild implements ChildHandle {
     // on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
     child.on('exit', (code, signal) => {
       this.exitStatus = [code, signal];
-      if (this.exitListeners !== undefined) for (const listener of this.exitListeners) listener(code, signal);
+      for (const listener of listed(this.exitListeners)) listener(code, signal);
     });
     child.on('error', (error) => {
       this.spawnError = error;
-      if (this.errorListeners !== undefined) for (const listener of this.errorListeners) listener(error);
+      for (const listener of listed(this.errorListeners)) listener(error);
     });
   }
 
@@ -153,12 +162,12 @@ class SpawnedChild implements ChildHandle {
 
   onExit(listener: ExitListener): void {
     if (this.exitStatus !== undefined) listener(...this.exitStatus);
-    else (this.exitListeners ??= []).push(listener);
+    else this.exitListeners = added(this.exitListeners, listener);
   }
 
   onError(listener: (error: Error) => void): void {
     if (this.spawnError !== undefined) listener(this.spawnError);
-    (this.errorListeners ??= []).push(listener);
+    this.errorListeners = added(this.errorListeners, listener);
   }
 
   async treeGone(ms: number): Promise<void> {
