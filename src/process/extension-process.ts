@@ -42,7 +42,11 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
   capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
   private readonly log: ExtensionLog;
-  private readonly options: ExtensionProcessOptions;
+  // What is used after construction, not the options object (and its launch) for the process's life.
+  private readonly host: ExtensionProcessOptions['host'];
+  private readonly offered: ExtensionProcessOptions['capabilities'];
+  private readonly helloTimeout: number;
+  private readonly secrets: ExtensionProcessOptions['secrets'];
   private readonly transport: Transport;
   private readonly connection: Connection;
   /** transport.start() resolved: there is a peer to stop. */
@@ -65,7 +69,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
 
   constructor(options: ExtensionProcessOptions) {
     super();
-    this.options = options;
+    ({ host: this.host, capabilities: this.offered, secrets: this.secrets } = options);
+    this.helloTimeout = options.timeouts?.hello ?? 5000;
     this.name = options.name;
     this.dir = options.dir;
     this.logPath = logPathFor(options.logDir, options.name);
@@ -115,7 +120,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
 
   /** Appends a `[host]` line to this extension's log. */
   logLine(message: string): void {
-    const { secrets } = this.options;
+    const { secrets } = this;
     void this.log.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
   }
 
@@ -151,7 +156,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
   }
 
   private handshake(result: Promise<HelloFrame>, spent: number): Promise<HelloFrame> {
-    const helloTimeout = this.options.timeouts?.hello ?? 5000;
+    const { helloTimeout } = this;
     const timer = setTimeout(() => {
       this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
     }, Math.max(1, helloTimeout - spent));
@@ -236,11 +241,11 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
     this.state = 'running';
-    const negotiated = negotiate(frame.capabilities, this.options.capabilities);
+    const negotiated = negotiate(frame.capabilities, this.offered);
     if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    this.send(helloAck(this.options.host, this.dir, negotiated));
+    this.send(helloAck(this.host, this.dir, negotiated));
     this.helloWait?.accept(frame);
     // Settled: what it would still answer (end(), waiting) is what no wait answers.
     this.helloWait = undefined;

@@ -100,6 +100,15 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
 
 type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void;
 
+const HANDLE = Symbol('SpawnedChild');
+type TaggedChild = ChildProcess & { [HANDLE]: SpawnedChild };
+function onChildExit(this: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+  (this as TaggedChild)[HANDLE].exited(code, signal);
+}
+function onChildError(this: ChildProcess, error: Error): void {
+  (this as TaggedChild)[HANDLE].failed(error);
+}
+
 const NO_LISTENERS: readonly never[] = [];
 function listed<F extends (...args: never[]) => void>(listeners: F | F[] | undefined): readonly F[] {
   return listeners === undefined ? NO_LISTENERS : typeof listeners === 'function' ? [listeners] : listeners;
@@ -128,15 +137,23 @@ class SpawnedChild implements ChildHandle {
     this.stdin = child.stdin!;
     this.stdout = child.stdout!;
     this.stderr = child.stderr ?? undefined;
-    // on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
-    child.on('exit', (code, signal) => {
-      this.exitStatus = [code, signal];
-      for (const listener of listed(this.exitListeners)) listener(code, signal);
-    });
-    child.on('error', (error) => {
-      this.spawnError = error;
-      for (const listener of listed(this.errorListeners)) listener(error);
-    });
+    // Shared listeners that find this handle on the child (which only it uses), not two closures
+    // per child; on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
+    (child as TaggedChild)[HANDLE] = this;
+    child.on('exit', onChildExit);
+    child.on('error', onChildError);
+  }
+
+  /** The child's 'exit'. */
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exitStatus = [code, signal];
+    for (const listener of listed(this.exitListeners)) listener(code, signal);
+  }
+
+  /** The child's 'error'. */
+  failed(error: Error): void {
+    this.spawnError = error;
+    for (const listener of listed(this.errorListeners)) listener(error);
   }
 
   findDescendants(): void {
