@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
@@ -173,11 +173,18 @@ export class ExtensionLog {
       } finally {
         await file.close();
       }
-      await truncate(this.path, 0);
-      this.startOffset = 0;
       const dropped = size - kept > 0 ? `; ${size - kept} bytes before its last ${kept} were dropped` : '';
-      const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`;
-      await appendFile(this.path, note);
+      const note = Buffer.from(`[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`);
+      // The note goes in place of the copied part (written at the start, the file then cut after
+      // it), never after a truncation to 0: a reader never finds the log empty mid-rotation.
+      const rest = await open(this.path, 'r+');
+      try {
+        await rest.write(note, 0, note.length, 0);
+        await rest.truncate(note.length);
+      } finally {
+        await rest.close();
+      }
+      this.startOffset = 0;
       // A flood fills the file again within one check: look again soon while it lasts.
       if (this.#watched) setTimeout(() => this.#due(), FLOOD_CHECK_MS).unref();
     } catch {
