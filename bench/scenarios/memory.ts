@@ -14,11 +14,22 @@ function used(): number {
   return m.heapUsed + m.external;
 }
 
-async function settle(): Promise<number> {
+/**
+ * Readings after a full GC. `quietMs` first lets the previous run's short timers run out (the
+ * 50 ms stdout/exit graces, a stop's process-group polls): until they fire they hold that run's
+ * processes, which then died during the next reading and made it low or negative (raw's readings
+ * ranged -10.6..4.0 KB per extension).
+ */
+async function settle(quietMs = 100): Promise<number> {
+  for (let i = 0; i < 3; i++) await turn();
+  await new Promise((resolve) => setTimeout(resolve, quietMs));
   for (let i = 0; i < 3; i++) await turn();
   collect();
   return used();
 }
+
+/** Before a run: longer than any grace timer a stop leaves behind. */
+const BEFORE_QUIET_MS = 1500;
 
 /** Every extension answers `calls` calls, one at a time each, all extensions at once. */
 async function exercise(count: number, calls: number, call: (index: number, i: number) => Promise<unknown>): Promise<void> {
@@ -41,18 +52,25 @@ export async function runMemory(ctx: BenchContext): Promise<Row[]> {
     const disabled = new Set<Impl>();
     const runs = spawnRuns(ctx);
     const perExtension = (bytes: number) => bytes / n / 1024;
-    // Untimed: whatever loads on first use (modules, compiled code) is the import rows' cost, not
-    // a cost per extension; without this the first run's reading carried it (~100 KB per extension
-    // at N = 20 while zod loaded at the first start).
+    // Untimed, both sides, with all N: whatever loads or compiles on first use (modules, code
+    // optimized once N processes run) is not a cost per extension; without this the first run's
+    // reading carried it (~100 KB per extension at N = 20 while zod loaded at the first start;
+    // since, ~10 KB on each side's first run).
     if (ctx.host.ok) {
-      const warm = await startHost(ctx.host.ExtensionHost, ctx.workspace, extensions.slice(0, 1));
-      await hostCall(warm, extensions[0]!.tool, { x: 0 }).finally(() => warm.stop());
+      const warm = await startHost(ctx.host.ExtensionHost, ctx.workspace, extensions);
+      await exercise(n, 2, (index, i) => hostCall(warm, extensions[index]!.tool, { x: i })).finally(() => warm.stop());
+    }
+    {
+      const peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
+      await Promise.all(peers.map((p) => p.handshake()))
+        .then(() => exercise(n, 2, (index, i) => peers[index]!.call(extensions[index]!.tool, { x: i })))
+        .finally(() => Promise.all(peers.map((p) => p.close())));
     }
     for (let run = 0; run < runs; run++) {
       for (const impl of order(run, ['raw', 'host'])) {
         await guarded(ctx, 'memory', impl, disabled, async () => {
           if (impl === 'raw') {
-            const before = await settle();
+            const before = await settle(BEFORE_QUIET_MS);
             const peers = await RawPeer.spawnAll(extensions.map((e) => ({ command: e.command, args: e.args, cwd: e.dir })));
             try {
               await Promise.all(peers.map((p) => p.handshake()));
@@ -64,7 +82,7 @@ export async function runMemory(ctx: BenchContext): Promise<Row[]> {
             }
           } else {
             if (!ctx.host.ok) return;
-            const before = await settle();
+            const before = await settle(BEFORE_QUIET_MS);
             const host = await startHost(ctx.host.ExtensionHost, ctx.workspace, extensions);
             try {
               idle.host.push(perExtension((await settle()) - before));

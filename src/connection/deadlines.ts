@@ -38,7 +38,8 @@ export class Deadlines<T extends Timed> {
   /** This tick's groups of other timeouts, by timeout (rare: most callers use one timeout). */
   private openMore: Map<number, DeadlineGroup<T>> | undefined;
   /** The newest group of each timeout, whose timer is kept for reuse; and the one last used. */
-  private readonly kept = new Map<number, DeadlineGroup<T>>();
+  // Made by the first join() that needs it: a connection that sends no request holds none.
+  private kept: Map<number, DeadlineGroup<T>> | undefined;
   private lastKept: DeadlineGroup<T> | undefined;
 
   /** `onTimeout` runs for each request of a group that is not settled when its timer fires. */
@@ -49,7 +50,7 @@ export class Deadlines<T extends Timed> {
     let group = this.openGroup(timeoutMs);
     if (group === undefined) {
       const last = this.lastKept;
-      const kept = last !== undefined && last.kept && last.timeoutMs === timeoutMs ? last : this.kept.get(timeoutMs);
+      const kept = last !== undefined && last.kept && last.timeoutMs === timeoutMs ? last : this.kept?.get(timeoutMs);
       if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
         kept.first = undefined;
         kept.more = undefined;
@@ -64,13 +65,14 @@ export class Deadlines<T extends Timed> {
           if (kept.live === 0) this.clearGroup(kept);
         }
         // Callers passing a remaining budget make a new timeout each time: keep a few, not one per value.
-        if (kept === undefined && this.kept.size >= MAX_KEPT_DEADLINES) {
-          const [oldestMs, oldest] = this.kept.entries().next().value!;
-          this.kept.delete(oldestMs);
+        const keptGroups = (this.kept ??= new Map());
+        if (kept === undefined && keptGroups.size >= MAX_KEPT_DEADLINES) {
+          const [oldestMs, oldest] = keptGroups.entries().next().value!;
+          keptGroups.delete(oldestMs);
           oldest.kept = false;
           if (oldest.live === 0) this.clearGroup(oldest); // else cleared at its last release
         }
-        this.kept.set(timeoutMs, created);
+        keptGroups.set(timeoutMs, created);
         group = created;
       }
       this.lastKept = group;
@@ -132,6 +134,7 @@ export class Deadlines<T extends Timed> {
 
   /** Clears every timer (the connection is over). */
   clear(): void {
+    if (this.kept === undefined) return;
     for (const group of this.kept.values()) {
       group.kept = false;
       this.clearGroup(group);

@@ -11,8 +11,17 @@ import { panelRefusal, permits } from './permission-check.js';
 /** Registered extension commands (active ones of ready extensions), in load order. */
 export function listCommands(ctx: HostContext): CommandInfo[] {
   const list: CommandInfo[] = [];
+  // One look-up per run of one owner's commands, and none per command of a ready one (the usual case).
+  let owner: string | undefined;
+  let ext: LoadedExtension | undefined;
+  let ready = false;
   for (const r of ctx.commandRegistry.active()) {
-    if (ctx.byName.get(r.extension)?.lists('commands', r.name.toLowerCase()) === true) list.push({ name: r.name, description: r.value.description, extension: r.extension });
+    if (r.extension !== owner) {
+      owner = r.extension;
+      ext = ctx.byName.get(owner);
+      ready = ext?.state === 'ready';
+    }
+    if (ready || ext?.lists('commands', r.name.toLowerCase()) === true) list.push({ name: r.name, description: r.value.description, extension: r.extension });
   }
   return list;
 }

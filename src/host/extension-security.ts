@@ -23,7 +23,8 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   const { options } = ctx;
   if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
     // The zot default: the given (or inherited) environment, everything allowed.
-    return { ...UNRESTRICTED, env: options.env as NodeJS.ProcessEnv | undefined };
+    // One shared record, not one each, when nothing differs.
+    return options.env === undefined ? UNRESTRICTED : { ...UNRESTRICTED, env: options.env as NodeJS.ProcessEnv };
   }
   const warnings: HostDiagnostic[] = [];
   const requested = spec.permissionsRequested;

@@ -34,7 +34,7 @@ export function becomeReady(ctx: HostContext, ext: LoadedExtension, via: ReadyVi
 
 /** Moves `ext` to a terminal state; the event fires only when the state changed. */
 export function endExtension(ctx: HostContext, ext: LoadedExtension, state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError, reason?: string): void {
-  ext.diagnostics.flush();
+  ext.flushDiagnostics();
   ext.end(state, error, reason);
   ctx.adapterList = undefined;
 }

@@ -56,9 +56,11 @@ export interface StateChange {
 export class Lifecycle {
   private current: ExtensionState = 'starting';
 
+  /** `context` is `this` for `onChange` (a shared function needs no closure per extension). */
   constructor(
     private readonly extension: string,
     private readonly onChange: (change: StateChange) => void,
+    private readonly context?: unknown,
   ) {}
 
   get state(): ExtensionState {
@@ -74,6 +76,6 @@ export class Lifecycle {
     const from = this.current;
     if (!canMove(from, to)) throw new IllegalTransitionError(this.extension, from, to);
     this.current = to;
-    this.onChange({ from, to, reason });
+    this.onChange.call(this.context, { from, to, reason });
   }
 }

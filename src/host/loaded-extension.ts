@@ -4,9 +4,12 @@ import type { Interceptor } from '../intercept/types.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Supervisor } from './supervisor.js';
+import type { HostContext } from './context.js';
 import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
 import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
 import { scopeNames } from './permissions.js';
+
+const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */
 export interface ExtensionSpec {
@@ -52,40 +55,46 @@ export interface ExtensionSlot {
   carry: Carried | undefined;
 }
 
+type CommandEntry = Omit<RegisteredCommand, 'active'>;
+type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> };
+
+// What an extension that registered nothing of a kind reads: one shared empty collection, not one each.
+const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /**
  * The host's record of one extension process: its connection, state and what it registered. A
  * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
+ * Collections and the limiter are made when first written: an idle extension holds none of them.
  */
 export class LoadedExtension {
   readyVia: ReadyVia | undefined;
   readyMs: number | undefined;
   error: ExtensionHostError | undefined;
   version: string | undefined;
-  capabilities: string[] = [];
-  /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */
-  readonly commands = new Map<string, Omit<RegisteredCommand, 'active'>>();
-  readonly tools = new Map<string, Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> }>();
-  readonly events = new Set<string>();
-  readonly intercept = new Set<string>();
+  capabilities: readonly string[] = NO_CAPABILITIES;
+  private commandMap: Map<string, CommandEntry> | undefined;
+  private toolMap: Map<string, ToolEntry> | undefined;
+  private eventSet: Set<string> | undefined;
+  private interceptSet: Set<string> | undefined;
+  private refusalMap: Map<string, number> | undefined;
+  private limiter: DiagnosticLimiter<LimitedDiagnostic> | undefined;
   /** Resolves when the extension is ready, failed or gone. */
   readonly settled: Promise<void>;
-  private resolveSettled!: () => void;
+  /** Dropped once called: a settled record keeps no resolver. */
+  private resolveSettled: (() => void) | undefined;
   readonly startedAt = performance.now();
   lastFrameAt = 0;
   /** Characters its registrations hold (see registration-limits.ts). */
   registrationChars = 0;
   /** panel_render / panel_close frames for its own panels after they closed, dropped. */
   latePanelFrames = 0;
-  /** The host's own diagnostics about this extension (the process limits its own). */
-  readonly diagnostics: DiagnosticLimiter<LimitedDiagnostic>;
   /** Set on a restart attempt until it is ready: what it takes over (see reconcile.ts). */
   carried: Carried | undefined;
   /** This process was given up by a restart (crash or manual): its events are ignored. */
   retired = false;
   /** Its environment and permission scope (extension-security.ts). */
   security: ExtensionSecurity = UNRESTRICTED;
-  /** Frames refused by its permission scope, per scope (permission-check.ts). */
-  readonly refusals = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -93,13 +102,74 @@ export class LoadedExtension {
     readonly source: ExtensionInfo['source'],
     readonly order: number,
     readonly process: ExtensionProcess,
-    emitDiagnostic: (code: string, message: string, detail: LimitedDiagnostic) => void,
+    /** The host it belongs to (its process's listeners reach the host through it, not through closures). */
+    readonly host: HostContext,
     readonly slot: ExtensionSlot,
   ) {
-    this.diagnostics = new DiagnosticLimiter({ emit: emitDiagnostic });
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
     });
+  }
+
+  /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */
+  get commands(): ReadonlyMap<string, CommandEntry> {
+    return this.commandMap ?? NO_ENTRIES;
+  }
+
+  get tools(): ReadonlyMap<string, ToolEntry> {
+    return this.toolMap ?? NO_ENTRIES;
+  }
+
+  get events(): ReadonlySet<string> {
+    return this.eventSet ?? NO_NAMES;
+  }
+
+  get intercept(): ReadonlySet<string> {
+    return this.interceptSet ?? NO_NAMES;
+  }
+
+  /** Frames refused by its permission scope, per scope (permission-check.ts). */
+  get refusals(): ReadonlyMap<string, number> {
+    return this.refusalMap ?? NO_ENTRIES;
+  }
+
+  setCommand(key: string, entry: CommandEntry): void {
+    (this.commandMap ??= new Map()).set(key, entry);
+  }
+
+  setTool(name: string, entry: ToolEntry): void {
+    (this.toolMap ??= new Map()).set(name, entry);
+  }
+
+  addEvent(event: string): void {
+    (this.eventSet ??= new Set()).add(event);
+  }
+
+  addIntercept(event: string): void {
+    (this.interceptSet ??= new Set()).add(event);
+  }
+
+  /** Counts one refused frame of `scope`; returns how many were refused before it. */
+  countRefusal(scope: string): number {
+    const refusals = (this.refusalMap ??= new Map());
+    const seen = refusals.get(scope) ?? 0;
+    refusals.set(scope, seen + 1);
+    return seen;
+  }
+
+  /** The host's own diagnostics about this extension (the process limits its own). */
+  get diagnostics(): DiagnosticLimiter<LimitedDiagnostic> {
+    return (this.limiter ??= new DiagnosticLimiter<LimitedDiagnostic>({ emit: (_code, message, { d, log }) => this.host.diagnostics.record({ ...d, message }, log) }));
+  }
+
+  /** Summarises what the limiter counted (exit, stop, restart); makes no limiter. */
+  flushDiagnostics(): void {
+    this.limiter?.flush();
+  }
+
+  private settle(): void {
+    this.resolveSettled?.();
+    this.resolveSettled = undefined;
   }
 
   get logPath(): string {
@@ -126,7 +196,7 @@ export class LoadedExtension {
     this.readyVia = via;
     this.readyMs = Math.round(performance.now() - this.startedAt);
     this.slot.lifecycle.moveTo('ready', reason);
-    this.resolveSettled();
+    this.settle();
     return true;
   }
 
@@ -140,7 +210,7 @@ export class LoadedExtension {
     if (state === 'stopped') this.slot.supervisor.cancel();
     if (error !== undefined) this.error = error;
     this.slot.lifecycle.moveTo(state, reason);
-    this.resolveSettled();
+    this.settle();
     return previous;
   }
 
@@ -157,7 +227,7 @@ export class LoadedExtension {
   /** Given up for a restart: its pending start settles, its process's events are ignored from now on. */
   retire(): void {
     this.retired = true;
-    this.resolveSettled();
+    this.settle();
   }
 
   /** A snapshot; `isActive` says whether a registration of this extension owns its name. */

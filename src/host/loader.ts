@@ -5,7 +5,8 @@ import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess, type Launch } from '../process/extension-process.js';
+import { ExtensionProcess, type ExitInfo, type HostInfo, type Launch, type ProcessDiagnostic, type ProcessTimeouts, type RequestFrame, type RequestType } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
@@ -14,7 +15,7 @@ import { becomeReady, endExtension, stateChanged } from './extension-state.js';
 import { routeFrame } from './frame-router.js';
 import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
-import { Lifecycle } from './lifecycle.js';
+import { Lifecycle, type StateChange } from './lifecycle.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
 import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
@@ -76,10 +77,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
  */
 export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
   const { options, timeouts } = ctx;
-  if (slot === undefined) {
-    const supervisor = new Supervisor(resolveRestartPolicy(options.restart));
-    slot = { spec, supervisor, lifecycle: new Lifecycle(spec.name, (change) => stateChanged(ctx, spec.name, supervisor, change)), carry: undefined };
-  }
+  slot ??= newSlot(ctx, spec);
   const security = securityFor(ctx, spec);
   // Where a remote extension's header variables come from (read again at every connect).
   const remoteEnv = spec.url !== undefined ? headerEnv(ctx) : undefined;
@@ -88,8 +86,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     dir: spec.dir,
     launch: launchFor(ctx, spec, security.env, remoteEnv),
     logDir: ctx.logDir,
-    host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
-    timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
+    ...shared(ctx, { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd }, { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool }),
     maxFrameBytes: options.maxFrameBytes,
     maxOutboundBytes: options.maxOutboundBytes,
     logMaxBytes: options.logMaxBytes,
@@ -97,9 +94,35 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
-  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, (_code, message, { d, log }) => ctx.diagnostics.record({ ...d, message }, log), slot);
+  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, ctx, slot);
   ext.security = security;
   return ext;
+}
+
+/** A slot whose state machine reports to the host through the slot (its context), not a closure. */
+function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
+  const slot: ExtensionSlot & { host: HostContext } = { spec, supervisor: new Supervisor(resolveRestartPolicy(ctx.options.restart)), lifecycle: undefined!, carry: undefined, host: ctx };
+  (slot as { lifecycle: Lifecycle }).lifecycle = new Lifecycle(spec.name, slotStateChanged, slot);
+  return slot;
+}
+
+function slotStateChanged(this: ExtensionSlot & { host: HostContext }, change: StateChange): void {
+  stateChanged(this.host, this.spec.name, this.supervisor, change);
+}
+
+/** The host info and timeouts every process of a host gets: one pair of objects while they stay the same, not one each. */
+const sharedByHost = new WeakMap<HostContext, { host: HostInfo; timeouts: ProcessTimeouts }>();
+function shared(ctx: HostContext, host: HostInfo, timeouts: ProcessTimeouts): { host: HostInfo; timeouts: ProcessTimeouts } {
+  const last = sharedByHost.get(ctx);
+  if (last !== undefined && sameFields(last.host, host) && sameFields(last.timeouts, timeouts)) return last;
+  const next = { host, timeouts };
+  sharedByHost.set(ctx, next);
+  return next;
+}
+
+function sameFields<T extends object>(a: T, b: T): boolean {
+  const keys = Object.keys(b) as (keyof T)[];
+  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
 }
 
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
@@ -129,10 +152,11 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
  */
 export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
   const proc = ext.process;
-  proc.on('frame', (frame) => routeFrame(ctx, ext, frame));
-  proc.on('diagnostic', (d) => ctx.diagnostics.fromProcess(ext, d));
-  proc.on('progress', (frame, request) => toolProgressEvent(ctx, ext, frame, request));
-  proc.on('exit', (info) => onExtensionExit(ctx, ext, info));
+  // Listeners with `ext` as their context: no closure per listener per extension.
+  proc.on('frame', onFrame, ext);
+  proc.on('diagnostic', onDiagnostic, ext);
+  proc.on('progress', onProgress, ext);
+  proc.on('exit', onExit, ext);
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
   const { ready, readyIdle } = ctx.timeouts;
@@ -141,7 +165,7 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
   try {
     const hello = await proc.start();
     ext.version = hello.version;
-    ext.capabilities = hello.capabilities ?? [];
+    if (hello.capabilities !== undefined) ext.capabilities = hello.capabilities;
     if (ext.state === 'starting') {
       // The idle clock runs from the last frame after hello. An extension that has said nothing
       // since hello is still reading hello_ack (slow under load), not a legacy one: only the
@@ -169,6 +193,22 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
     idle = grace = undefined;
   }
+}
+
+function onFrame(this: LoadedExtension, frame: ExtensionFrame): void {
+  routeFrame(this.host, this, frame);
+}
+
+function onDiagnostic(this: LoadedExtension, d: ProcessDiagnostic): void {
+  this.host.diagnostics.fromProcess(this, d);
+}
+
+function onProgress(this: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+  toolProgressEvent(this.host, this, frame, request);
+}
+
+function onExit(this: LoadedExtension, info: ExitInfo): void {
+  onExtensionExit(this.host, this, info);
 }
 
 /** The report of the current start; `failed` are the extensions that failed in it. */

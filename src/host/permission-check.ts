@@ -42,7 +42,6 @@ export function panelRefusal(ext: LoadedExtension): ExtensionHostError {
 }
 
 function refuse(ctx: HostContext, ext: LoadedExtension, scope: string, message: string): void {
-  const seen = ext.refusals.get(scope) ?? 0;
-  ext.refusals.set(scope, seen + 1);
+  const seen = ext.countRefusal(scope);
   if (seen === 0) ctx.diagnostics.diagnose({ code: 'PERMISSION_DENIED', message: `${message} (later refusals of "${scope}" are only counted)`, extension: ext.name, severity: 'warning' });
 }

@@ -33,7 +33,7 @@ function listedOf(ctx: HostContext, name: string): Carried['listed'] {
 export function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, name: string, description: string): boolean {
   const before = ext.state === 'starting' ? ext.carried?.commands.get(key) : undefined;
   if (before === undefined) return false;
-  ext.commands.set(key, { name, description });
+  ext.setCommand(key, { name, description });
   if (before.name !== name || before.description !== description) ctx.commandRegistry.update(name, ext.name, { description });
   return true;
 }
@@ -43,7 +43,7 @@ export function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: strin
   const before = ext.state === 'starting' ? ext.carried?.tools.get(name) : undefined;
   if (before === undefined) return false;
   const same = before.description === description && before.deferred === deferred && JSON.stringify(before.schema) === JSON.stringify(schema);
-  ext.tools.set(name, same ? before : { name, description, schema, deferred });
+  ext.setTool(name, same ? before : { name, description, schema, deferred });
   if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred });
   return true;
 }

@@ -10,20 +10,22 @@ import { toolsChangedSoon } from './tools.js';
 const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
 
 /**
- * Whether `ext` may register one more item of `chars` characters, having `count` of at most `limit`
- * (`what` it limits); a refusal is a (limited) diagnostic.
+ * Whether `ext` may register one more item (`kind` and `name`: `command /x`, `tool x`, ...) of
+ * `chars` characters, having `count` of at most `limit` (`what` it limits); a refusal is a
+ * (limited) diagnostic. Its text is built only then: not once per registration.
  */
-function withinLimits(ctx: HostContext, ext: LoadedExtension, item: string, chars: number, count: number, limit: number, what: string): boolean {
+function withinLimits(ctx: HostContext, ext: LoadedExtension, kind: string, name: string, chars: number, count: number, limit: number, what: string): boolean {
   if (count < limit && ext.registrationChars + chars <= MAX_REGISTRATION_CHARS) {
     ext.registrationChars += chars;
     return true;
   }
+  const item = `${kind}${name.slice(0, 120)}`;
   ctx.diagnostics.diagnose({ code: 'REGISTRATION_LIMIT', message: `${ext.name}: ${item} refused: an extension may register at most ${limit} ${what}, of ${MAX_REGISTRATION_CHARS} characters in all`, extension: ext.name, severity: 'warning' });
   return false;
 }
 
-function registrationAllowed(ctx: HostContext, ext: LoadedExtension, item: string, chars: number): boolean {
-  return withinLimits(ctx, ext, item, chars, ext.commands.size + ext.tools.size, MAX_REGISTRATIONS, 'commands and tools');
+function registrationAllowed(ctx: HostContext, ext: LoadedExtension, kind: string, name: string, chars: number): boolean {
+  return withinLimits(ctx, ext, kind, name, chars, ext.commands.size + ext.tools.size, MAX_REGISTRATIONS, 'commands and tools');
 }
 
 /** A register_command frame. */
@@ -33,10 +35,10 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
     ctx.diagnostics.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered command /${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
     return;
   }
-  if (!registrationAllowed(ctx, ext, `command /${name.slice(0, 120)}`, registrationChars(name, description))) return;
+  if (!registrationAllowed(ctx, ext, 'command /', name, registrationChars(name, description))) return;
   if (takeOverCommand(ctx, ext, key, name, description)) return;
   const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
-  ext.commands.set(key, { name, description });
+  ext.setCommand(key, { name, description });
   if (conflict !== undefined) recordConflict(ctx, 'command', `/${conflict.name}`, conflict.loser, conflict.winner);
   if (ext.state === 'ready') ctx.commandsChangedSoon();
 }
@@ -47,10 +49,10 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
     ctx.diagnostics.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered tool ${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
     return;
   }
-  if (!registrationAllowed(ctx, ext, `tool ${name.slice(0, 120)}`, registrationChars(name, description, schema))) return;
+  if (!registrationAllowed(ctx, ext, 'tool ', name, registrationChars(name, description, schema))) return;
   if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
-  ext.tools.set(name, { name, description, schema, deferred });
+  ext.setTool(name, { name, description, schema, deferred });
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
   if (changed && !deferred && ext.state === 'ready') toolsChangedSoon(ctx);
 }
@@ -66,15 +68,15 @@ function recordConflict(ctx: HostContext, kind: 'command' | 'tool', name: string
 export function subscribe(ctx: HostContext, ext: LoadedExtension, events: readonly string[], intercept: readonly string[]): void {
   for (const event of events) {
     if (ext.events.has(event)) continue;
-    if (!withinLimits(ctx, ext, `subscription to ${event.slice(0, 120)}`, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
-    ext.events.add(event);
+    if (!withinLimits(ctx, ext, 'subscription to ', event, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
+    ext.addEvent(event);
   }
   for (const event of intercept) {
     if (!INTERCEPTABLE.has(event)) {
       ctx.diagnostics.diagnose({ code: 'UNKNOWN_INTERCEPT', message: `${ext.name} asked to intercept ${JSON.stringify(event)}, which cannot be intercepted; ignored`, extension: ext.name, severity: 'warning' });
       continue;
     }
-    ext.intercept.add(event);
+    ext.addIntercept(event);
   }
   if (ext.intercept.size > 0) addInterceptor(ctx, ext);
 }

@@ -20,6 +20,9 @@ export interface Conflict {
   winner: string;
 }
 
+/** What add() answers for a name nobody had (never mutated by callers). */
+const ADDED: { conflict: undefined; changed: true } = Object.freeze({ conflict: undefined, changed: true });
+
 export class Registry<T> {
   private readonly byKey = new Map<string, Registration<T>[]>();
 
@@ -34,8 +37,12 @@ export class Registry<T> {
     if (this.builtins.has(key)) {
       return { conflict: { name: entry.name, loser: entry.extension, winner: 'built-in' }, changed: false };
     }
-    const list = this.byKey.get(key) ?? [];
-    if (list.length === 0) this.byKey.set(key, list);
+    const list = this.byKey.get(key);
+    if (list === undefined) {
+      // A new name, the usual case: no search, no splice, one shared answer.
+      this.byKey.set(key, [entry]);
+      return ADDED;
+    }
     const same = list.findIndex((r) => r.extension === entry.extension);
     if (same !== -1) {
       // The same extension registering the name again (any case): first registration stays.

@@ -59,7 +59,7 @@ export function restartAfterCrash(ctx: HostContext, ext: LoadedExtension, crash:
 /** `ext`'s process is given up for a restart: what it carried is kept, what needs the process goes. */
 function leave(ctx: HostContext, ext: LoadedExtension, error: ExtensionHostError | undefined): void {
   carryOver(ctx, ext);
-  ext.diagnostics.flush();
+  ext.flushDiagnostics();
   ext.retire();
   if (error !== undefined) ext.error = error;
   removeInterceptor(ctx, ext);

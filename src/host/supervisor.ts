@@ -39,9 +39,12 @@ export type CrashDecision =
   | { restart: true; delayMs: number; attempt: number }
   | { restart: false; why: 'off' | 'limit'; recent: number };
 
+/** The empty window of every supervisor that saw no crash (never written: crashed() makes its own). */
+const NONE: number[] = [];
+
 export class Supervisor {
   /** Times of the automatic restarts still in the window, oldest first; never more than maxRestarts. */
-  private readonly recent: number[] = [];
+  private recent: number[] = NONE;
   private timer: unknown;
   private pending = false;
   /** Restarts begun (automatic and manual) since this extension was loaded. */
@@ -61,6 +64,7 @@ export class Supervisor {
     while (this.recent.length > 0 && this.recent[0]! <= now - policy.windowMs) this.recent.shift();
     if (this.recent.length >= policy.maxRestarts) return { restart: false, why: 'limit', recent: this.recent.length };
     const step = policy.backoffMs[Math.min(this.recent.length, policy.backoffMs.length - 1)]!;
+    if (this.recent === NONE) this.recent = [];
     this.recent.push(now);
     return { restart: true, delayMs: Math.round(step * (1 + policy.jitter * this.random())), attempt: this.recent.length };
   }
@@ -98,7 +102,7 @@ export class Supervisor {
    */
   manual(): void {
     this.cancel();
-    this.recent.length = 0;
+    this.recent = NONE;
     this.restarts++;
   }
 }

@@ -4,11 +4,11 @@ import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
-import type { ExtensionFrame, HelloAckFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { isLineProblem, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
-import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
 import type { Transport, TransportExit, TransportFault } from '../transport/transport.js';
 import { CodecGate } from './codec-gate.js';
@@ -18,7 +18,8 @@ import { HelloWait } from './hello-wait.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats } from './types.js';
 import { redact } from './redact.js';
-import { negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
+import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
+import { ConnectionHooks, GateHooks, type HookedProcess } from './process-hooks.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
@@ -26,29 +27,37 @@ export type { ExitInfo, ExtensionProcessOptions, HostInfo, ProcessDiagnostic, Pr
 
 type State = 'idle' | 'starting' | 'running' | 'stopping' | 'closed';
 
+const NO_CAPABILITIES: readonly ProtocolCapability[] = Object.freeze([]);
+
 /**
  * One extension connection: spawn, handshake, request correlation, deadlines, shutdown.
  * Every pending request settles exactly once; nothing from this process outlives `exit`.
  */
-export class ExtensionProcess extends EventEmitter<ProcessEvents> {
+export class ExtensionProcess extends EventEmitter<ProcessEvents> implements HookedProcess {
   readonly name: string;
   readonly dir: string;
   readonly logPath: string;
   readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
   hello: HelloFrame | undefined;
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
-  capabilities: readonly ProtocolCapability[] = [];
+  capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
   private readonly log: ExtensionLog;
-  private readonly options: ExtensionProcessOptions;
+  // What is used after construction, not the options object (and its launch) for the process's life.
+  private readonly host: ExtensionProcessOptions['host'];
+  private readonly offered: ExtensionProcessOptions['capabilities'];
+  private readonly helloTimeout: number;
+  private readonly secrets: ExtensionProcessOptions['secrets'];
   private readonly transport: Transport;
   private readonly connection: Connection;
   /** transport.start() resolved: there is a peer to stop. */
   private connected = false;
   private state: State = 'idle';
-  private readonly limiter = new DiagnosticLimiter<undefined>({ emit: (code, message) => this.emitDiagnostic(code as ProcessDiagnostic['code'], message) });
+  /** Made at the first diagnostic (most extensions never send a bad line). */
+  private limiter: DiagnosticLimiter<undefined> | undefined;
   private exitInfo: ExitInfo | undefined;
-  private exitPromise: Promise<ExitInfo>;
-  private resolveExit!: (info: ExitInfo) => void;
+  /** Made when someone waits for the exit (`exited`). */
+  private exitPromise: Promise<ExitInfo> | undefined;
+  private resolveExit: ((info: ExitInfo) => void) | undefined;
   private disconnected: ExtensionHostError | undefined;
   private helloWait: HelloWait | undefined;
   private stopping: Promise<void> | undefined;
@@ -60,7 +69,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   constructor(options: ExtensionProcessOptions) {
     super();
-    this.options = options;
+    ({ host: this.host, capabilities: this.offered, secrets: this.secrets } = options);
+    this.helloTimeout = options.timeouts?.hello ?? 5000;
     this.name = options.name;
     this.dir = options.dir;
     this.logPath = logPathFor(options.logDir, options.name);
@@ -68,24 +78,22 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     const { timeouts } = options;
     this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: timeouts?.hello ?? 5000 });
-    this.connection = new Connection(this.transport, {
-      name: this.name,
-      logPath: this.logPath,
-      idPrefix: options.idPrefix ?? options.name,
-      maxFrameBytes,
-      maxOutboundBytes: options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES,
-      stuckMs: timeouts?.stuck ?? 60_000,
-      stats: this.stats,
-      diagnose: (code, message) => this.diagnose(code, message),
-      disconnect: (error, reason) => this.disconnect(error, reason),
-      isOver: () => this.disconnected !== undefined || this.state === 'closed',
-      log: (message) => this.logLine(message),
-    });
-    this.gate = new CodecGate({ line: (line) => this.onLine(line), diagnose: (message) => this.diagnose('INVALID_FRAME', message), log: (message) => this.logLine(message), stats: this.stats }, maxFrameBytes);
-    this.transport.on('error', (fault) => this.onFault(fault));
-    this.transport.on('exit', (exit) => this.onPeerExit(exit));
-    this.transport.on('close', (exit) => this.gate.after(() => this.onPeerClosed(exit)));
-    this.exitPromise = new Promise((resolve) => (this.resolveExit = resolve));
+    const hooks = new ConnectionHooks(this, options.idPrefix ?? options.name, maxFrameBytes, options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES, timeouts?.stuck ?? 60_000);
+    this.connection = new Connection(this.transport, hooks);
+    this.gate = new CodecGate(new GateHooks(this), maxFrameBytes);
+    // Prototype methods with a context: no closure per listener per extension.
+    this.transport.on('error', this.onFault, this);
+    this.transport.on('exit', this.onPeerExit, this);
+    this.transport.on('close', this.onTransportClose, this);
+  }
+
+  // For process-hooks.ts (internal): disconnected or closed; a line the codec gate held; the connection can write no more.
+  get over(): boolean { return this.disconnected !== undefined || this.state === 'closed'; }
+  lineIn(line: string): void { this.onLine(line); }
+  disconnectFor(error: ExtensionHostError, reason: 'stdin_blocked'): void { this.disconnect(error, reason); }
+
+  private onTransportClose(exit: TransportExit): void {
+    this.gate.after(() => this.onPeerClosed(exit));
   }
 
   get pid(): number | undefined {
@@ -101,7 +109,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   /** Resolves when the connection is over. */
   get exited(): Promise<ExitInfo> {
-    return this.exitPromise;
+    const info = this.exitInfo;
+    return (this.exitPromise ??= info !== undefined ? Promise.resolve(info) : new Promise((resolve) => (this.resolveExit = resolve)));
   }
 
   /** Resolves once every `[host]` line logged so far is in the log file. */
@@ -111,7 +120,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
 
   /** Appends a `[host]` line to this extension's log. */
   logLine(message: string): void {
-    const { secrets } = this.options;
+    const { secrets } = this;
     void this.log.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
   }
 
@@ -147,7 +156,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
   }
 
   private handshake(result: Promise<HelloFrame>, spent: number): Promise<HelloFrame> {
-    const helloTimeout = this.options.timeouts?.hello ?? 5000;
+    const { helloTimeout } = this;
     const timer = setTimeout(() => {
       this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
     }, Math.max(1, helloTimeout - spent));
@@ -231,25 +240,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     if (frame.name !== this.name) {
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
-    const { host } = this.options;
     this.state = 'running';
-    const negotiated = (this.capabilities = negotiate(frame.capabilities, this.options.capabilities));
+    const negotiated = negotiate(frame.capabilities, this.offered);
+    if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    const ack: HelloAckFrame = {
-      type: 'hello_ack',
-      protocol_version: PROTOCOL_VERSION,
-      zot_version: host.hostVersion,
-      provider: host.provider,
-      model: host.model,
-      cwd: host.cwd,
-      extension_dir: this.dir,
-      data_dir: this.dir,
-    };
-    // Without a negotiated extension, the bytes stay zot's.
-    if (negotiated.length > 0) ack.capabilities = negotiated;
-    this.send(ack);
+    this.send(helloAck(this.host, this.dir, negotiated));
     this.helloWait?.accept(frame);
+    // Settled: what it would still answer (end(), waiting) is what no wait answers.
+    this.helloWait = undefined;
   }
 
   private onFault(fault: TransportFault): void {
@@ -307,15 +306,15 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> {
     this.exitInfo = info;
     this.state = 'closed';
     this.log.childEnded();
-    this.limiter.flush();
+    this.limiter?.flush();
     this.connection.close();
-    this.resolveExit(info);
+    this.resolveExit?.(info);
     this.emit('exit', info);
   }
 
   /** Reported through the limiter: a flood costs a few lines and a summary per second. */
   diagnose(code: ProcessDiagnostic['code'], message: string): void {
-    this.limiter.report(code, message, undefined);
+    (this.limiter ??= new DiagnosticLimiter<undefined>({ emit: (c, m) => this.emitDiagnostic(c as ProcessDiagnostic['code'], m) })).report(code, message, undefined);
   }
 
   private emitDiagnostic(code: ProcessDiagnostic['code'], message: string): void {

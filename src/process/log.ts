@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open, readFile, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { stderrSummary } from './stderr-summary.js';
 
@@ -37,7 +37,8 @@ export class ExtensionLog {
   readonly #checkMs: number;
   /** File size when this run started: where this run's stderr begins. */
   private startOffset = 0;
-  #queue: string[] = [];
+  /** Host lines waiting for the writer (made by the first one). */
+  #queue: string[] | undefined;
   #queuedBytes = 0;
   #dropped = 0;
   #draining: Promise<void> | undefined;
@@ -99,10 +100,11 @@ export class ExtensionLog {
 
   /** Appends one host line (`[host] message`); failures to log are ignored; over the queue bound it is dropped and counted. */
   write(message: string): Promise<void> {
-    if (this.#queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
+    const queue = (this.#queue ??= []);
+    if (queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
       this.#dropped++;
     } else {
-      this.#queue.push(`[host] ${new Date().toISOString()} ${message}\n`);
+      queue.push(`[host] ${new Date().toISOString()} ${message}\n`);
       this.#queuedBytes += message.length;
     }
     return this.#drain();
@@ -133,13 +135,13 @@ export class ExtensionLog {
   #drain(): Promise<void> {
     this.#draining ??= (async () => {
       try {
-        while (this.#queue.length > 0 || this.#dropped > 0 || this.#checkDue) {
-          if (this.#checkDue || this.#queue.length > 0) {
+        while ((this.#queue?.length ?? 0) > 0 || this.#dropped > 0 || this.#checkDue) {
+          if (this.#checkDue || (this.#queue?.length ?? 0) > 0) {
             this.#checkDue = false;
             await this.#rotateIfFull();
           }
-          let batch = this.#queue.join('');
-          this.#queue = [];
+          let batch = this.#queue?.join('') ?? '';
+          this.#queue = undefined;
           this.#queuedBytes = 0;
           if (this.#dropped > 0) {
             batch += `[host] ${new Date().toISOString()} ${this.#dropped} host lines dropped (more than ${MAX_QUEUED_HOST_LINES} lines or ${MAX_QUEUED_HOST_BYTES} bytes were waiting)\n`;
@@ -171,11 +173,18 @@ export class ExtensionLog {
       } finally {
         await file.close();
       }
-      await truncate(this.path, 0);
-      this.startOffset = 0;
       const dropped = size - kept > 0 ? `; ${size - kept} bytes before its last ${kept} were dropped` : '';
-      const note = `[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`;
-      await appendFile(this.path, note);
+      const note = Buffer.from(`[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`);
+      // The note goes in place of the copied part (written at the start, the file then cut after
+      // it), never after a truncation to 0: a reader never finds the log empty mid-rotation.
+      const rest = await open(this.path, 'r+');
+      try {
+        await rest.write(note, 0, note.length, 0);
+        await rest.truncate(note.length);
+      } finally {
+        await rest.close();
+      }
+      this.startOffset = 0;
       // A flood fills the file again within one check: look again soon while it lasts.
       if (this.#watched) setTimeout(() => this.#due(), FLOOD_CHECK_MS).unref();
     } catch {

@@ -2,9 +2,10 @@
 import type { Connection } from '../connection/connection.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
 import { type CodecModule, decodeProgress, isLineProblem } from '../protocol/decode-line.js';
-import type { ProgressFrame } from '../protocol/frames.js';
+import type { HelloAckFrame, ProgressFrame } from '../protocol/frames.js';
+import { PROTOCOL_VERSION } from '../protocol/limits.js';
 import type { ProtocolCapability } from '../protocol/names.js';
-import type { ProcessDiagnostic } from './types.js';
+import type { HostInfo, ProcessDiagnostic } from './types.js';
 
 export type { ProtocolCapability };
 
@@ -20,6 +21,22 @@ export const TRACING_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'p
 export function negotiate(declared: readonly string[] | undefined, offered: readonly ProtocolCapability[] = HOST_CAPABILITIES): ProtocolCapability[] {
   if (declared === undefined || declared.length === 0) return [];
   return offered.filter((c) => declared.includes(c));
+}
+
+/** The host's `hello_ack`; without a negotiated extension, the bytes stay zot's. */
+export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapability[]): HelloAckFrame {
+  const ack: HelloAckFrame = {
+    type: 'hello_ack',
+    protocol_version: PROTOCOL_VERSION,
+    zot_version: host.hostVersion,
+    provider: host.provider,
+    model: host.model,
+    cwd: host.cwd,
+    extension_dir: dir,
+    data_dir: dir,
+  };
+  if (negotiated.length > 0) ack.capabilities = negotiated;
+  return ack;
 }
 
 interface ProgressSink {

@@ -87,68 +87,114 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
   });
   const pid = child.pid;
   if (pid !== undefined && POSIX) trackGroup(pid);
-  // Listeners are attached by the caller a few ticks later: remember what happened until then.
-  let exitStatus: [number | null, NodeJS.Signals | null] | undefined;
-  let spawnError: Error | undefined;
-  const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-  const errorListeners: ((error: Error) => void)[] = [];
-  child.once('exit', (code, signal) => {
-    exitStatus = [code, signal];
-    for (const listener of exitListeners) listener(code, signal);
-  });
-  child.on('error', (error) => {
-    spawnError = error;
-    for (const listener of errorListeners) listener(error);
-  });
-  const { stdin, stdout } = child;
-  // Descendants found while the leader lived (after it exits they are reparented): some may leave the group.
-  let strays: ProcessRef[] = [];
-  const findDescendants = () => {
-    if (pid === undefined || exitStatus !== undefined) return;
-    for (const ref of descendantsOf(pid)) if (!strays.some((s) => s.pid === ref.pid && s.start === ref.start)) strays.push(ref);
-  };
-  if (stdin == null || stdout == null) {
+  const handle = new SpawnedChild(child);
+  if (child.stdin == null || child.stdout == null) {
     // spawn() failed before the pipes existed (EMFILE, ENFILE, EAGAIN): its error follows in a tick.
     throw await new Promise<Error>((resolve) => {
-      if (spawnError !== undefined) resolve(spawnError);
-      errorListeners.push(resolve);
+      handle.onError(resolve);
       setTimeout(() => resolve(new Error('spawn failed without reporting why')), SPAWN_ERROR_WAIT_MS).unref();
     });
   }
-  return {
-    pid,
-    stdin,
-    stdout,
-    stderr: child.stderr ?? undefined,
-    findDescendants,
-    kill(signal) {
-      if (pid === undefined) return;
-      if (POSIX) {
-        findDescendants();
-        signalDescendants(strays, pid, signal);
-        // The group outlives its leader when grandchildren remain: signal it even after exit.
-        signalGroup(pid, signal);
-        if (exitStatus !== undefined && signal === 'SIGKILL') liveGroups.delete(pid);
-      } else if (exitStatus === undefined) {
-        child.kill(signal);
-      }
-    },
-    onExit(listener) {
-      if (exitStatus !== undefined) listener(...exitStatus);
-      else exitListeners.push(listener);
-    },
-    onError(listener) {
-      if (spawnError !== undefined) listener(spawnError);
-      errorListeners.push(listener);
-    },
-    async treeGone(ms) {
-      if (pid === undefined || !POSIX) return;
-      const deadline = Date.now() + ms;
-      while ((groupExists(pid) || (strays = strays.filter(stillRunning)).length > 0) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 5).unref());
-      }
-    },
-  };
+  return handle;
+}
+
+type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void;
+
+const HANDLE = Symbol('SpawnedChild');
+type TaggedChild = ChildProcess & { [HANDLE]: SpawnedChild };
+function onChildExit(this: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+  (this as TaggedChild)[HANDLE].exited(code, signal);
+}
+function onChildError(this: ChildProcess, error: Error): void {
+  (this as TaggedChild)[HANDLE].failed(error);
+}
+
+const NO_LISTENERS: readonly never[] = [];
+function listed<F extends (...args: never[]) => void>(listeners: F | F[] | undefined): readonly F[] {
+  return listeners === undefined ? NO_LISTENERS : typeof listeners === 'function' ? [listeners] : listeners;
+}
+function added<F extends (...args: never[]) => void>(listeners: F | F[] | undefined, listener: F): F | F[] {
+  return listeners === undefined ? listener : typeof listeners === 'function' ? [listeners, listener] : [...listeners, listener];
+}
+
+/** A spawned child as a ChildHandle: one object with prototype methods (it lives as long as the extension). */
+class SpawnedChild implements ChildHandle {
+  readonly pid: number | undefined;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable | undefined;
+  // Listeners are attached by the caller a few ticks later: remember what happened until then.
+  private exitStatus: [number | null, NodeJS.Signals | null] | undefined;
+  private spawnError: Error | undefined;
+  // One listener each is the usual case: an array only for more.
+  private exitListeners: ExitListener | ExitListener[] | undefined;
+  private errorListeners: ((error: Error) => void) | ((error: Error) => void)[] | undefined;
+  /** Descendants found while the leader lived (after it exits they are reparented): some may leave the group. */
+  private strays: ProcessRef[] | undefined;
+
+  constructor(private readonly child: ChildProcess) {
+    this.pid = child.pid;
+    this.stdin = child.stdin!;
+    this.stdout = child.stdout!;
+    this.stderr = child.stderr ?? undefined;
+    // Shared listeners that find this handle on the child (which only it uses), not two closures
+    // per child; on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
+    (child as TaggedChild)[HANDLE] = this;
+    child.on('exit', onChildExit);
+    child.on('error', onChildError);
+  }
+
+  /** The child's 'exit'. */
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exitStatus = [code, signal];
+    for (const listener of listed(this.exitListeners)) listener(code, signal);
+  }
+
+  /** The child's 'error'. */
+  failed(error: Error): void {
+    this.spawnError = error;
+    for (const listener of listed(this.errorListeners)) listener(error);
+  }
+
+  findDescendants(): void {
+    const pid = this.pid;
+    if (pid === undefined || this.exitStatus !== undefined) return;
+    const strays = (this.strays ??= []);
+    for (const ref of descendantsOf(pid)) if (!strays.some((s) => s.pid === ref.pid && s.start === ref.start)) strays.push(ref);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    const pid = this.pid;
+    if (pid === undefined) return;
+    if (POSIX) {
+      this.findDescendants();
+      signalDescendants(this.strays ?? [], pid, signal);
+      // The group outlives its leader when grandchildren remain: signal it even after exit.
+      signalGroup(pid, signal);
+      if (this.exitStatus !== undefined && signal === 'SIGKILL') liveGroups.delete(pid);
+    } else if (this.exitStatus === undefined) {
+      this.child.kill(signal);
+    }
+  }
+
+  onExit(listener: ExitListener): void {
+    if (this.exitStatus !== undefined) listener(...this.exitStatus);
+    else this.exitListeners = added(this.exitListeners, listener);
+  }
+
+  onError(listener: (error: Error) => void): void {
+    if (this.spawnError !== undefined) listener(this.spawnError);
+    this.errorListeners = added(this.errorListeners, listener);
+  }
+
+  async treeGone(ms: number): Promise<void> {
+    const pid = this.pid;
+    if (pid === undefined || !POSIX) return;
+    const deadline = Date.now() + ms;
+    while ((groupExists(pid) || (this.strays = (this.strays ?? []).filter(stillRunning)).length > 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5).unref());
+    }
+  }
 }
 
 function groupExists(pid: number): boolean {

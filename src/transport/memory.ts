@@ -13,7 +13,7 @@ export interface MemoryStreams {
   close?: (() => void) | undefined;
 }
 
-export interface MemoryTransportOptions extends Omit<StreamTransportOptions, 'describe'> {
+export interface MemoryTransportOptions extends StreamTransportOptions {
   /** Called once, by start(): the streams (and the exit) of the extension. */
   connect: () => ChildHandle;
 }
@@ -22,8 +22,12 @@ export class MemoryTransport extends StreamTransport {
   private readonly connect: () => ChildHandle;
 
   constructor(options: MemoryTransportOptions) {
-    super({ ...options, describe: '(in-memory)' });
+    super(options);
     this.connect = options.connect;
+  }
+
+  protected get describe(): string {
+    return '(in-memory)';
   }
 
   protected open(): Promise<ChildHandle> {

@@ -6,7 +6,7 @@ import type { ExtensionLog } from '../process/log.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { StreamTransport, type StreamTransportOptions } from './streams.js';
 
-export interface StdioTransportOptions extends Omit<StreamTransportOptions, 'describe'> {
+export interface StdioTransportOptions extends StreamTransportOptions {
   /** The manifest name, in every message. */
   name: string;
   /** The extension directory: the child's cwd, and where a relative `exec` is resolved. */
@@ -23,8 +23,17 @@ export class StdioTransport extends StreamTransport {
   private readonly stdio: StdioTransportOptions;
 
   constructor(options: StdioTransportOptions) {
-    super({ ...options, describe: options.exec, onForce: (message) => void options.log.write(message) });
+    // The options as given, not a copy with closures: what the transport keeps per extension.
+    super(options);
     this.stdio = options;
+  }
+
+  protected get describe(): string {
+    return this.stdio.exec;
+  }
+
+  protected override forced(message: string): void {
+    void this.stdio.log.write(message);
   }
 
   /** The spawn function loads on first use (see child.ts). */

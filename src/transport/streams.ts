@@ -19,10 +19,6 @@ export interface StreamTransportOptions {
   shutdownMs?: number | undefined;
   /** Grace after SIGTERM before SIGKILL. @default 1000 */
   killMs?: number | undefined;
-  /** What was started, for a message when it is not found (`exec` of the manifest). */
-  describe: string;
-  /** Told when the peer has to be forced (SIGTERM, SIGKILL), as a log line. */
-  onForce?: ((message: string) => void) | undefined;
 }
 
 const noop = (): void => undefined;
@@ -53,18 +49,24 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
   /** Set at the process's exit; `close` follows once stdout is done. */
   private exitStatus: TransportExit | undefined;
   private ended = false;
-  private readonly closed: Promise<void>;
-  private resolveClosed!: () => void;
+  /** Made by the first wait for the end (most extensions run until the host stops them). */
+  private closed: Promise<void> | undefined;
+  private resolveClosed: (() => void) | undefined;
+  /** A `drain` listener is on the input (only after a send() that returned false). */
+  private drainWatched = false;
 
   constructor(protected readonly options: StreamTransportOptions) {
     super();
-    this.closed = new Promise((resolve) => {
-      this.resolveClosed = resolve;
-    });
   }
 
   /** Starts the process (or connects the streams). */
   protected abstract open(): Promise<ChildHandle>;
+
+  /** What was started, for a message when it is not found (`exec` of the manifest). */
+  protected abstract get describe(): string;
+
+  /** Told when the peer has to be forced (SIGTERM, SIGKILL), as a log line. */
+  protected forced(_message: string): void {}
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -93,7 +95,8 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
       { maxFrameBytes: this.options.maxFrameBytes },
     );
     stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
-    stdout.once('end', () => {
+    // on(), not once(): each is emitted once, and once() wraps every listener in two more objects.
+    stdout.on('end', () => {
       decoder.end();
       // stdout usually ends just before the exit event; only a process that stays alive has really closed it.
       setTimeout(() => {
@@ -102,16 +105,15 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     });
     stdout.on('error', noop);
     stdin.on('error', noop);
-    stdin.on('drain', () => this.emit('drain'));
     // Node closes stdin at the child's exit too; only a process that stays alive has really lost its input.
-    stdin.once('close', () => {
+    stdin.on('close', () => {
       setTimeout(() => {
         if (this.exitStatus === undefined && !this.ended) this.emit('error', { kind: 'input_closed' });
       }, STDOUT_EXIT_GRACE_MS).unref();
     });
     child.onError((err) => {
       const code = (err as NodeJS.ErrnoException).code;
-      const message = code === 'ENOENT' ? `executable not found on PATH: ${this.options.describe}` : spawnProblem(err);
+      const message = code === 'ENOENT' ? `executable not found on PATH: ${this.describe}` : spawnProblem(err);
       this.emit('error', { kind: 'failed', message, cause: err });
       this.finish({ code: null, signal: null });
     });
@@ -132,13 +134,19 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     this.ended = true;
     // Grandchildren may outlive the leader: the group goes too.
     this.child?.kill('SIGKILL');
-    this.resolveClosed();
+    this.resolveClosed?.();
     this.emit('close', status);
   }
 
   send(line: string): boolean {
     if (!this.writable) return false;
-    return this.input!.write(`${line}\n`);
+    const input = this.input!;
+    if (input.write(`${line}\n`)) return true;
+    if (!this.drainWatched) {
+      this.drainWatched = true;
+      input.on('drain', () => this.emit('drain'));
+    }
+    return false;
   }
 
   write(chunk: string, done: () => void): boolean {
@@ -175,7 +183,7 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
           const graceMs = this.options.shutdownMs ?? 2000;
           if (!(await this.waitClosed(graceMs))) {
             // A launcher (ssh, docker exec -i) that outlives both is the usual case: say so.
-            this.options.onForce?.(`still running ${graceMs} ms after shutdown and stdin EOF: SIGTERM to its process group`);
+            this.forced(`still running ${graceMs} ms after shutdown and stdin EOF: SIGTERM to its process group`);
             await this.terminate();
           }
         }
@@ -194,12 +202,14 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     child.kill('SIGTERM');
     const killMs = this.options.killMs ?? 1000;
     if (await this.waitClosed(killMs)) return;
-    this.options.onForce?.(`still running ${killMs} ms after SIGTERM: SIGKILL`);
+    this.forced(`still running ${killMs} ms after SIGTERM: SIGKILL`);
     child.kill('SIGKILL');
     await this.waitClosed(5000);
   }
 
   private async waitClosed(ms: number): Promise<boolean> {
-    return this.ended || settlesWithin(this.closed, ms);
+    if (this.ended) return true;
+    this.closed ??= new Promise((resolve) => (this.resolveClosed = resolve));
+    return settlesWithin(this.closed, ms);
   }
 }

@@ -88,6 +88,7 @@ export interface Transport {
   close(reason?: string, options?: TransportCloseOptions): Promise<void>;
   /** Forces the peer to end now (stdio: SIGTERM, then SIGKILL after the kill grace); resolves at `close`, or gives up. */
   terminate(): Promise<void>;
-  on<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void): this;
-  off<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void): this;
+  /** `context` is `this` for the listener (a prototype method needs no closure per listener). */
+  on<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void, context?: unknown): this;
+  off<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void, context?: unknown): this;
 }
