@@ -153,6 +153,9 @@ export class Deadlines<T extends Timed> {
   }
 
   private clearGroup(group: DeadlineGroup<T>): void {
+    // Still this tick's group of its timeout (settled in the tick it was made, after it lost its
+    // kept place): a later request of the tick must get a new group, not one without a timer.
+    if (this.openGroup(group.timeoutMs) === group) this.closeOpen(group.timeoutMs);
     if (group.timer !== undefined) clearTimeout(group.timer);
     group.timer = undefined;
     group.first = undefined;

@@ -14,6 +14,8 @@ export interface Numbered {
 
 const INITIAL_SLOTS = 16;
 
+const bySeq = (a: Numbered, b: Numbered): number => a.seq - b.seq;
+
 /**
  * Entries by number, each in slot `seq % slots.length`. A number whose slot is taken (a request
  * that stays pending while as many others come and go) doubles the slots while they are at least
@@ -63,12 +65,12 @@ export class PendingTable<T extends Numbered> {
     return true;
   }
 
-  /** Every entry, in no particular order. */
+  /** Every entry, by number (the order they were added in). */
   values(): T[] {
     const values: T[] = [];
     for (const entry of this.slots) if (entry !== undefined) values.push(entry);
     if (this.overflow !== undefined) values.push(...this.overflow.values());
-    return values;
+    return values.sort(bySeq);
   }
 
   clear(): void {

@@ -178,3 +178,28 @@ describe('Deadlines of one tick with different timeouts', () => {
     expect(fired).toEqual(['a', 'b']);
   });
 });
+
+describe('Deadlines: a group that lost its kept place', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('settled in the tick it was made, it is not joined by a later request of that tick (which would never time out)', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => {
+      fired.push(e.name);
+      deadlines.release(e);
+    });
+    const a = entry('a');
+    a.deadline = deadlines.join(a, 5);
+    // More timeouts than are kept push a's group out of the kept ones while it is still open.
+    const others = Array.from({ length: MAX_KEPT_DEADLINES }, (_, i) => entry(`t${i}`));
+    others.forEach((e, i) => (e.deadline = deadlines.join(e, 1001 + i)));
+    deadlines.release(a);
+    const b = entry('b');
+    b.deadline = deadlines.join(b, 5);
+    deadlines.endTick();
+    vi.advanceTimersByTime(5000);
+    expect(fired).toContain('b');
+    expect(fired.filter((name) => name.startsWith('t'))).toHaveLength(MAX_KEPT_DEADLINES);
+  });
+});

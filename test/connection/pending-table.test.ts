@@ -70,4 +70,13 @@ describe('PendingTable', () => {
     expect(table.has(1) || table.has(17)).toBe(false);
     expect(table.values()).toEqual([]);
   });
+
+  it('lists its entries in the order they were added, slots and waiting ones alike (close() rejects in send order)', () => {
+    const table = new PendingTable<ReturnType<typeof entry>>();
+    for (let seq = 1; seq <= 16; seq++) table.add(entry(seq));
+    for (let seq = 1; seq <= 14; seq++) table.delete(seq);
+    table.add(entry(17));
+    // 16 and 17 sit in the first slots, 15 in the last.
+    expect(table.values().map((e) => e.seq)).toEqual([15, 16, 17]);
+  });
 });
