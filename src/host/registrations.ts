@@ -4,7 +4,7 @@ import type { HostContext } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { takeOverCommand, takeOverTool } from './reconcile.js';
-import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars } from './registration-limits.js';
+import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars, TOOL_NAME } from './registration-limits.js';
 import { toolsChangedSoon } from './tools.js';
 
 const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
@@ -45,6 +45,16 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
 
 /** A register_tool frame. */
 export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
+  if (!TOOL_NAME.test(name)) {
+    const shown = name.length > 80 ? `${JSON.stringify(name.slice(0, 80))}… (${name.length} characters)` : JSON.stringify(name);
+    ctx.diagnostics.diagnose({
+      code: 'INVALID_TOOL_NAME',
+      message: `${ext.name}: tool ${shown} refused: model providers accept tool names of 1 to 64 characters a-z, A-Z, 0-9, _ and - only, and one such name would fail every model request that lists the tools`,
+      extension: ext.name,
+      severity: 'warning',
+    });
+    return;
+  }
   if (ext.tools.has(name)) {
     ctx.diagnostics.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered tool ${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
     return;
