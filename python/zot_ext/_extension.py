@@ -16,7 +16,7 @@ from ._requests import with_protocol_extensions
 from ._session import MAX_PENDING, Session, _on_loop
 from ._stdio import run_stdio
 from ._values import HostInfo
-from ._wire import INTERCEPT_NAMES
+from ._wire import INTERCEPT_ARITY, INTERCEPT_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,10 +40,6 @@ class _Tool:
 def _check_handler(what: str, handler: Any) -> None:
     if not callable(handler):
         raise DefinitionError(f"{what}: the handler must be callable, got {type(handler).__name__}")
-
-
-#: How many values each interceptor gets before its optional ctx.
-INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}
 
 
 def _takes_positional(fn: Any, count: int) -> bool:

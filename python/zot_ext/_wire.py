@@ -14,7 +14,9 @@ PANEL_KEYS = (
 EVENT_NAMES = (
     "session_start", "turn_start", "turn_end", "tool_call", "tool_confirmation_requested", "assistant_message",
 )
-INTERCEPT_NAMES = ("tool_call", "turn_start", "assistant_message", "before_agent_start")
+#: The events an extension may intercept, and how many values its handler gets before its optional ctx.
+INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}
+INTERCEPT_NAMES = tuple(INTERCEPT_ARITY)
 NOTIFY_LEVELS = ("info", "success", "warn", "error")
 #: Host frames that must get exactly one answer, even when malformed.
 REQUEST_TYPES = ("command_invoked", "tool_call", "event_intercept")

@@ -130,7 +130,7 @@ function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv
   if (spec.memory !== undefined) return { kind: 'connect', connect: () => memoryChild(spec.memory!) };
   if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env };
   const keepAlive = ctx.options.keepAlive;
-  return { kind: 'remote', url: spec.url, headers: spec.headers, env: remoteEnv ?? headerEnv(ctx), pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
+  return { kind: 'remote', url: spec.url, headers: spec.headers, env: remoteEnv, pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
 }
 
 /**

@@ -7,12 +7,6 @@ export const MAX_REGISTRATIONS = 10_000;
 export const MAX_EVENT_NAMES = 1000;
 /** Characters of names, descriptions and JSON schemas one extension's registrations may hold. */
 export const MAX_REGISTRATION_CHARS = 16 * 1024 * 1024;
-/**
- * Tool names the LLM providers accept (OpenAI and Anthropic: 1 to 64 of `a-zA-Z0-9_-`). A tool
- * named otherwise would make every model request that lists it fail, for every extension's tools.
- */
-export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /** Longest diagnostic message kept; a longer one (it quotes what an extension sent) is cut. */
 export const MAX_DIAGNOSTIC_CHARS = 2000;
 

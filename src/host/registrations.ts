@@ -1,10 +1,11 @@
+import { TOOL_NAME } from '../protocol/limits.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
 import { listCommands } from './commands.js';
 import type { HostContext } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { takeOverCommand, takeOverTool } from './reconcile.js';
-import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars, TOOL_NAME } from './registration-limits.js';
+import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars } from './registration-limits.js';
 import { toolsChangedSoon } from './tools.js';
 
 const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
@@ -45,6 +46,7 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
 
 /** A register_tool frame. */
 export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
+  // A tool named otherwise would make every model request that lists the tools fail, for every extension.
   if (!TOOL_NAME.test(name)) {
     const shown = name.length > 80 ? `${JSON.stringify(name.slice(0, 80))}… (${name.length} characters)` : JSON.stringify(name);
     ctx.diagnostics.diagnose({

@@ -41,7 +41,7 @@ export class CodecGate {
       return undefined;
     }
     const decoded = decodeLine(line, this.codec);
-    if (isLineProblem(decoded) && this.codec === undefined && !this.tried && needsCodec(decoded)) {
+    if (isLineProblem(decoded) && !this.tried && needsCodec(decoded)) {
       this.hold(line);
       return undefined;
     }
@@ -50,7 +50,8 @@ export class CodecGate {
 
   /** Holds `line` if it needs the schemas and they are not loaded yet (a `progress` line); true when held. */
   holdIfUnloaded(line: string): boolean {
-    if (this.codec !== undefined || this.tried) return false;
+    // The codec is only ever set after an attempt to load it.
+    if (this.tried) return false;
     this.hold(line);
     return true;
   }

@@ -77,7 +77,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     this.log = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
     const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     const { timeouts } = options;
-    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: timeouts?.hello ?? 5000 });
+    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: this.helloTimeout });
     const hooks = new ConnectionHooks(this, options.idPrefix ?? options.name, maxFrameBytes, options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES, timeouts?.stuck ?? 60_000);
     this.connection = new Connection(this.transport, hooks);
     this.gate = new CodecGate(new GateHooks(this), maxFrameBytes);
@@ -141,7 +141,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
       this.finish({ code: null, signal: null, reason: 'exited' });
       throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot load the host's own modules: ${(err as Error).message}`, err);
     }
-    const [wait, began] = [(this.helloWait = new HelloWait()), performance.now()];
+    const wait = (this.helloWait = new HelloWait());
+    const began = performance.now();
     try {
       await this.transport.start((line) => this.onLine(line));
     } catch (err) {

@@ -13,11 +13,11 @@ import { KNOWN_ACTIONS } from './names.js';
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isStringArray(value: unknown): value is string[] {
+export function isStringArray(value: unknown): value is string[] {
   if (!Array.isArray(value)) return false;
   for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
   return true;

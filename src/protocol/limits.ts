@@ -12,3 +12,6 @@ export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Longest `progress.message` accepted (the SDKs send at most this many characters). */
 export const MAX_PROGRESS_MESSAGE = 1000;
+
+/** Tool names the model providers accept (OpenAI and Anthropic: 1 to 64 of `a-zA-Z0-9_-`). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -8,6 +8,7 @@
  * the problem. With these, an extension that starts in the usual way never needs zod: it loads
  * only for a frame off this path (decode-line.ts).
  */
+import { isObject, isStringArray } from './hot-frames.js';
 import type {
   ClearNotesFrame,
   HelloFrame,
@@ -37,15 +38,9 @@ export type PlainFrame =
   | ClearNotesFrame
   | ShutdownAckFrame;
 
-function isStringArray(value: unknown): value is string[] {
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
-  return true;
-}
-
 /** A JSON object as `z.record(z.string(), z.unknown())` keeps it (an own `__proto__` key is left to the schema). */
 function isPlainRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, '__proto__');
+  return isObject(value) && !Object.prototype.hasOwnProperty.call(value, '__proto__');
 }
 
 /** What each key of a frame may hold, per `fields` (every key but `type` optional unless `required`; no other key). */

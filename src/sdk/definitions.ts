@@ -7,6 +7,7 @@ import {
   type RegisterToolFrame,
   type SubscribeFrame,
 } from '../protocol/frames.js';
+import { TOOL_NAME } from '../protocol/limits.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type {
@@ -34,9 +35,6 @@ export interface ToolDef {
   deferred: boolean;
   handler: ToolHandler<never>;
 }
-
-// Providers accept these tool names (Anthropic and OpenAI: 1-64 of [a-zA-Z0-9_-]).
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 function invalid(message: string): ExtensionSdkError {
   return new ExtensionSdkError(SdkErrorCode.INVALID_DEFINITION, message);

@@ -77,6 +77,9 @@ export interface WaitOptions {
   timeoutMs?: number | undefined;
 }
 
+/** The panel a frame is about: its id and extension. */
+const panelOf = (f: PanelFrame): { panelId: string; extension: string } => (f.kind === 'render' ? f.panel : f);
+
 /** pressKey's options: a deadline, and which extension's panel when several have one of that id. */
 export interface PressKeyOptions extends WaitOptions {
   /** The panel's extension (a panel is the pair extension, panel id). @default the one extension with the panel open */
@@ -321,7 +324,7 @@ export class TestHost {
    */
   async pressKey(panelId: string, key: PanelKey, text?: string, options?: PressKeyOptions): Promise<PanelFrame> {
     const extension = options?.extension;
-    const ofPanel = (f: PanelFrame) => (f.kind === 'render' ? f.panel.panelId : f.panelId) === panelId && (extension === undefined || (f.kind === 'render' ? f.panel.extension : f.extension) === extension);
+    const ofPanel = (f: PanelFrame) => panelOf(f).panelId === panelId && (extension === undefined || panelOf(f).extension === extension);
     const frame = this.next<PanelFrame>('panel', `panel frame of ${panelId}${extension === undefined ? '' : ` (${extension})`}`, ofPanel, options);
     let sent: boolean;
     try {
@@ -345,7 +348,7 @@ export class TestHost {
 
   /** The next panel frame (render or close), optionally of one panel. */
   nextPanelFrame(panelId?: string, options?: WaitOptions): Promise<PanelFrame> {
-    return this.next<PanelFrame>('panel', `panel frame${panelId ? ` of ${panelId}` : ''}`, (f) => panelId === undefined || (f.kind === 'render' ? f.panel.panelId : f.panelId) === panelId, options);
+    return this.next<PanelFrame>('panel', `panel frame${panelId ? ` of ${panelId}` : ''}`, (f) => panelId === undefined || panelOf(f).panelId === panelId, options);
   }
 
   /** The next redraw, optionally of one panel. */

@@ -10,9 +10,12 @@ import { settlesWithin } from './settles-within.js';
 import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
 
 /** Ping period of a remote connection. */
-export const DEFAULT_PING_INTERVAL_MS = 15_000;
+/** ws send options of every message: text frames. */
+const TEXT = { binary: false } as const;
+
+const DEFAULT_PING_INTERVAL_MS = 15_000;
 /** A peer that has not answered a ping (nor sent anything) for this long is dead. */
-export const DEFAULT_PING_TIMEOUT_MS = 10_000;
+const DEFAULT_PING_TIMEOUT_MS = 10_000;
 // send() reports backpressure over this many bytes buffered in the socket.
 const HIGH_WATER_BYTES = 1024 * 1024;
 
@@ -20,7 +23,7 @@ type WsConstructor = typeof import('ws').WebSocket;
 let WebSocketImpl: WsConstructor | undefined;
 
 /** `ws` loads on first use: only a host with a remote extension pays for it. */
-export async function loadWebSocket(): Promise<void> {
+async function loadWebSocket(): Promise<void> {
   WebSocketImpl ??= (await import('ws')).default;
 }
 
@@ -242,7 +245,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   /** One message; counted until ws handed it to the socket. */
   private sendLine(line: string): void {
     this.sent++;
-    this.socket!.send(line, { binary: false }, () => {
+    this.socket!.send(line, TEXT, () => {
       this.acked++;
       while (this.dones.length > 0 && this.dones[0]!.after <= this.acked) this.dones.shift()!.done();
       if (this.needDrain && this.acked === this.sent) {
@@ -272,8 +275,9 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     const acked = new Promise<void>((resolve) => {
       this.onAck = resolve;
     });
-    if (!(await settlesWithin(Promise.race([acked, this.closed]), this.options.shutdownMs ?? 2000))) {
-      void this.options.log.write(`no shutdown_ack or close within ${this.options.shutdownMs ?? 2000} ms of shutdown`);
+    const graceMs = this.options.shutdownMs ?? 2000;
+    if (!(await settlesWithin(Promise.race([acked, this.closed]), graceMs))) {
+      void this.options.log.write(`no shutdown_ack or close within ${graceMs} ms of shutdown`);
     }
     if (this.ended) return;
     socket.close(1000, 'shutdown');
