@@ -39,4 +39,13 @@ describe('doctor and remote extensions', { timeout: 30_000 }, () => {
     const report = JSON.parse(r.stdout) as { ok: boolean; extensions: { name: string; url?: string; state: string }[] };
     expect(report.extensions).toMatchObject([{ name: `127.0.0.1-${server.port}-ext`, url: server.url, state: 'ready' }]);
   });
+
+  it("a ws:// path argument lists no headers of an unrelated manifest in the cwd", async () => {
+    server = await startWsPeer({ onConnection: serveExtension(createKitchen) });
+    mkdirSync(sandbox.project, { recursive: true });
+    writeFileSync(path.join(sandbox.project, 'extension.json'), JSON.stringify({ name: 'other', url: 'ws://127.0.0.1:1/', headers: { 'X-Other': 'literal' } }));
+    const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--no-discover', server.url]);
+    expect(r.stdout).toContain(`    url: ${server.url}\n`);
+    expect(r.stdout).not.toContain('X-Other');
+  });
 });

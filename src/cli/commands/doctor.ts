@@ -6,6 +6,7 @@ import { discoveryFor, realRoots, type Command, type CommandContext } from '../c
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
+import { MANIFEST_FILE } from '../../manifest/limits.js';
 import { headerVariable } from '../../manifest/remote.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
@@ -76,10 +77,13 @@ function readyText(info: ExtensionInfo): string {
  * A remote extension's manifest headers by name: where each value comes from and whether that
  * variable is set. Never a value.
  */
-function headerLines(dir: string, env: NodeJS.ProcessEnv): string[] {
+function headerLines(dir: string, url: string, env: NodeJS.ProcessEnv): string[] {
   let headers: unknown;
   try {
-    headers = (JSON.parse(readFileSync(path.join(dir, 'extension.json'), 'utf8')) as { headers?: unknown }).headers;
+    const manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')) as { url?: unknown; headers?: unknown };
+    // Only that extension's manifest: an explicit ws:// URL has none (its dir is the cwd).
+    if (manifest.url !== url) return [];
+    headers = manifest.headers;
   } catch {
     return [];
   }
@@ -110,7 +114,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     }
     if (info.url !== undefined) {
       out.line(`    url: ${safe(info.url)}`);
-      const headers = headerLines(info.dir, ctx.io.env);
+      const headers = headerLines(info.dir, info.url, ctx.io.env);
       if (headers.length > 0) out.line(`    headers: ${safe(headers.join(', '))}`);
     }
     const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
