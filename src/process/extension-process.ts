@@ -195,9 +195,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
-      if (this.gate.holdIfUnloaded(line)) return;
-      this.stats.framesIn++;
-      progressLine(line, this.gate.codec, this.connection, this);
+      progressLine(line, this.gate, this.connection, this);
       return;
     }
     this.stats.badLines++;

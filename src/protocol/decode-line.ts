@@ -27,7 +27,7 @@
  */
 import type { ExtensionFrame, ProgressFrame } from './frames.js';
 import { hotFrame } from './hot-frames.js';
-import { plainFrame } from './plain-frames.js';
+import { plainFrame, plainProgress } from './plain-frames.js';
 import { EXTENSION_FRAME_TYPES } from './names.js';
 
 export type FrameProblem =
@@ -133,6 +133,8 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
  */
 export function decodeProgress(line: string, codec: CodecModule | undefined): ProgressFrame | LineProblem {
   const value = JSON.parse(line) as Record<string, unknown>;
+  const plain = plainProgress(value);
+  if (plain !== undefined) return plain;
   if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: NOT_LOADED('progress') }, true);
   return codec.progressFrame(value);
 }

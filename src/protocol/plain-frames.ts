@@ -6,15 +6,17 @@
  * output (test/protocol/plain-frames.test.ts); anything else (a `null`, an unknown key, a wrong
  * type, an empty name) returns `undefined` and goes to the schemas of frames.ts, which also word
  * the problem. With these, an extension that starts in the usual way never needs zod: it loads
- * only for a frame off this path (decode-line.ts).
+ * only for a frame off this path (decode-line.ts). `progress` (capability "progress") likewise.
  */
 import { isObject, isStringArray } from './hot-frames.js';
+import { MAX_PROGRESS_MESSAGE } from './limits.js';
 import type {
   ClearNotesFrame,
   HelloFrame,
   NotifyFrame,
   PanelCloseFrame,
   PanelRenderFrame,
+  ProgressFrame,
   ReadyFrame,
   RegisterCommandFrame,
   RegisterToolFrame,
@@ -126,4 +128,27 @@ export function plainFrame(frame: Json, type: string): PlainFrame | undefined {
     default:
       return undefined;
   }
+}
+
+/** A `progress` frame in its plain valid shape (as the schema gives it), or `undefined` for the schema. */
+export function plainProgress(frame: Json): ProgressFrame | undefined {
+  if (frame.type !== 'progress' || typeof frame.id !== 'string') return undefined;
+  for (const key in frame) {
+    const value = frame[key];
+    switch (key) {
+      case 'type':
+      case 'id':
+        break;
+      case 'message':
+        if (typeof value !== 'string' || value.length > MAX_PROGRESS_MESSAGE) return undefined;
+        break;
+      case 'progress':
+      case 'total':
+        if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+        break;
+      default:
+        return undefined;
+    }
+  }
+  return frame as ProgressFrame;
 }

@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeLine, isLineProblem, needsCodec } from '../../src/protocol/decode-line.js';
-import { ExtensionFrame } from '../../src/protocol/frames.js';
-import { plainFrame } from '../../src/protocol/plain-frames.js';
+import { ExtensionFrame, ProgressFrame } from '../../src/protocol/frames.js';
+import { plainFrame, plainProgress } from '../../src/protocol/plain-frames.js';
 
 const anyValue = fc.oneof(
   fc.string({ maxLength: 3 }),
@@ -101,5 +101,34 @@ describe('plainFrame', () => {
     expect(isLineProblem(unchecked) && needsCodec(unchecked)).toBe(true);
     const notJson = decodeLine('nope', undefined);
     expect(isLineProblem(notJson) && needsCodec(notJson)).toBe(false);
+  });
+});
+
+describe('plainProgress', () => {
+  it('accepts only what the progress schema accepts, and returns exactly its output', () => {
+    const number = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -1, 1e308));
+    const valid = fc.record(
+      { type: fc.constant('progress'), id: fc.string({ maxLength: 3 }), message: fc.string({ minLength: 998, maxLength: 1002 }), progress: number, total: number },
+      { requiredKeys: ['type', 'id'] },
+    );
+    const keys = ['type', 'id', 'message', 'progress', 'total', 'extra', '__proto__'];
+    const value = fc.tuple(valid, fc.option(fc.tuple(fc.constantFrom(...keys), anyValue), { freq: 2 })).map(([frame, change]) => {
+      const json = JSON.stringify(frame);
+      if (change === null) return JSON.parse(json) as Record<string, unknown>;
+      return JSON.parse(`${json.slice(0, -1)},${JSON.stringify(change[0])}:${JSON.stringify(change[1])}}`) as Record<string, unknown>;
+    });
+    let accepted = 0;
+    fc.assert(
+      fc.property(value, (frame) => {
+        const plain = plainProgress(frame);
+        if (plain === undefined) return;
+        accepted++;
+        const parsed = ProgressFrame.safeParse(frame);
+        expect(parsed.success).toBe(true);
+        expect(plain).toStrictEqual(parsed.data);
+      }),
+      { seed: 19, numRuns: 2000 },
+    );
+    expect(accepted).toBeGreaterThan(300);
   });
 });

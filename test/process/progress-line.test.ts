@@ -1,0 +1,79 @@
+// `progress` lines in the plain valid shape go to their request without the frame schemas: a tool
+// that reports progress never makes the host load zod; a line off that shape waits for them, so
+// its problem is worded by the schema, in order with the lines after it.
+import { describe, expect, it } from 'vitest';
+import type { Connection } from '../../src/connection/connection.js';
+import { CodecGate } from '../../src/process/codec-gate.js';
+import { progressLine } from '../../src/process/negotiation.js';
+import { WAIT_MS, withDeadline } from '../helpers/wait.js';
+
+function setup() {
+  const emitted: unknown[] = [];
+  const diagnostics: string[] = [];
+  const stats = { badLines: 0, framesIn: 0 };
+  const request = { type: 'tool_call', name: 't', args: {} };
+  const connection = { progress: () => ({ frame: request }) } as unknown as Connection;
+  const sink = {
+    stats,
+    diagnose: (code: string, message: string) => void diagnostics.push(`${code}: ${message}`),
+    emit: (_event: 'progress', frame: unknown) => emitted.push(frame) > 0,
+  };
+  const gate: CodecGate = new CodecGate(
+    { line: (line) => progressLine(line, gate, connection, sink), diagnose: () => undefined, log: () => undefined, stats },
+    1024,
+  );
+  return { gate, connection, sink, emitted, diagnostics, stats };
+}
+
+describe('progress lines', () => {
+  it('reach their request at once without the schemas, with only the frame’s own keys', () => {
+    const { gate, connection, sink, emitted, stats } = setup();
+    for (const line of [
+      '{"type":"progress","id":"1","progress":1,"total":4,"message":"one of four"}',
+      '{"type":"progress","id":"1"}',
+      `{"type":"progress","id":"1","message":"${'m'.repeat(1000)}"}`,
+    ]) {
+      progressLine(line, gate, connection, sink);
+    }
+    expect(gate.codec).toBeUndefined();
+    expect(emitted).toEqual([
+      { type: 'progress', id: '1', progress: 1, total: 4, message: 'one of four' },
+      { type: 'progress', id: '1' },
+      { type: 'progress', id: '1', message: 'm'.repeat(1000) },
+    ]);
+    expect(stats).toEqual({ badLines: 0, framesIn: 3 });
+  });
+
+  it('hold a line off the plain shape until the schemas word its problem, and the lines after it', async () => {
+    const { gate, connection, sink, emitted, diagnostics, stats } = setup();
+    progressLine('{"type":"progress","id":"1","progress":"half"}', gate, connection, sink);
+    // Held behind it: decoded only after it, in order.
+    expect(gate.decode('{"type":"progress","id":"1","progress":2}')).toBeUndefined();
+    expect(diagnostics).toEqual([]);
+    await withDeadline<void>('the held lines', WAIT_MS, (resolve) => {
+      gate.after(resolve);
+      return () => undefined;
+    });
+    expect(gate.codec).toBeDefined();
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatch(/^INVALID_FRAME: invalid progress frame \(progress: /);
+    expect(stats.badLines).toBe(1);
+    // The held second line went through the gate's sink (decodeLine calls it an unknown type).
+    expect(emitted).toEqual([{ type: 'progress', id: '1', progress: 2 }]);
+  });
+
+  it('leave anything the schema would reject, or reshape, to the schema', () => {
+    for (const line of [
+      '{"type":"progress","id":1}',
+      '{"type":"progress","id":"1","progress":null}',
+      '{"type":"progress","id":"1","extra":true}',
+      `{"type":"progress","id":"1","message":"${'m'.repeat(1001)}"}`,
+      '{"type":"progress","id":"1","total":1e999}',
+    ]) {
+      const fresh = setup();
+      progressLine(line, fresh.gate, fresh.connection, fresh.sink);
+      expect(fresh.emitted).toEqual([]);
+      expect(fresh.stats.framesIn).toBe(0);
+    }
+  });
+});
