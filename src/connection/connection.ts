@@ -157,7 +157,7 @@ export class Connection {
       }
       this.pending.add(entry);
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
-      this.writer.enqueue(line, this.pending.size > 1);
+      this.writer.enqueueRequest(line, this.pending.size > 1);
     });
   }
 
