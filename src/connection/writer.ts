@@ -10,19 +10,23 @@ const RESOLVED = Promise.resolve();
  * end: an emit() to 20 extensions makes its 20 writes in one loop, not in 20 microtasks (on a busy
  * CPU each write may let the woken extension run, and what runs between writes then runs cold).
  */
-let dueWriters: OutboundWriter[] = [];
+// One array for every tick, emptied as it is written (a new one per tick grew by reallocation).
+const dueWriters: (OutboundWriter | undefined)[] = [];
+let dueCount = 0;
 
 function writeDue(): void {
-  const due = dueWriters;
-  dueWriters = [];
   let failure: unknown;
-  for (const writer of due) {
+  // A writer due again during the pass (none is, today) is written in it too.
+  for (let i = 0; i < dueCount; i++) {
+    const writer = dueWriters[i]!;
+    dueWriters[i] = undefined;
     try {
       writer.endOfTick();
     } catch (err) {
       failure ??= err;
     }
   }
+  dueCount = 0;
   // One writer's failure leaves no other's lines unwritten; it still surfaces (an unhandled rejection).
   if (failure !== undefined) throw failure;
 }
@@ -38,6 +42,8 @@ export interface WriterOptions {
   onEndOfTick(): void;
   /** Counts lines queued (`framesOut`; a line taken back is uncounted). */
   stats: { framesOut: number };
+  /** Bound of the queue for one-way lines (see offer()). */
+  maxQueuedChars: number;
 }
 
 export class OutboundWriter {
@@ -45,6 +51,7 @@ export class OutboundWriter {
   private readonly queue = new OutboundQueue();
   private readonly stuck: StuckWatch;
   private readonly stats: { framesOut: number };
+  private readonly maxQueuedChars: number;
   /** A write was left in progress: nothing more is written until its callback (one at a time). */
   private inProgress = false;
   /** Characters enqueued, handed to write(), written (by completed writes) and taken back, since the start. */
@@ -66,6 +73,7 @@ export class OutboundWriter {
   ) {
     this.stuck = new StuckWatch(options.stuckMs, options.onStuck);
     this.stats = options.stats;
+    this.maxQueuedChars = options.maxQueuedChars;
   }
 
   /** Characters waiting to be written. */
@@ -129,13 +137,25 @@ export class OutboundWriter {
     }
   }
 
-  /** Queues a one-way line for the end of the tick; returns how many lines are queued. */
+  /**
+   * Queues a one-way line unless it would take the queue over its bound; false when it does not.
+   * An empty queue takes any line (hello_ack included): the bound is on what waits, not on one line.
+   */
+  offer(line: string): boolean {
+    const queued = this.queue.chars;
+    if (queued > 0 && queued + line.length > this.maxQueuedChars) return false;
+    this.enqueue(line);
+    return true;
+  }
+
+  /** Queues a line for the end of the tick, past any bound; returns how many lines are queued. */
   enqueue(line: string): number {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
       // AsyncResource Node wraps around each queueMicrotask() callback.
-      if (dueWriters.push(this) === 1) void RESOLVED.then(writeDue);
+      if (dueCount === 0) void RESOLVED.then(writeDue);
+      dueWriters[dueCount++] = this;
     }
     this.stats.framesOut++;
     this.charsPushed += line.length;
