@@ -66,7 +66,13 @@ export class Connection {
   ) {
     this.idPrefix = `${options.idPrefix}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
-    this.writer = new OutboundWriter(transport, { stuckMs: options.stuckMs, onStuck: () => this.onStuck(), onEndOfTick: () => this.deadlines.endTick(), stats: options.stats });
+    this.writer = new OutboundWriter(transport, {
+      stuckMs: options.stuckMs,
+      onStuck: () => this.onStuck(),
+      onEndOfTick: () => this.deadlines.endTick(),
+      stats: options.stats,
+      maxQueuedChars: options.maxOutboundBytes,
+    });
   }
 
   /** Characters waiting to be written. */
@@ -157,7 +163,7 @@ export class Connection {
       }
       this.pending.add(entry);
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
-      this.writer.enqueue(line, this.pending.size > 1);
+      this.writer.enqueueRequest(line, this.pending.size > 1);
     });
   }
 
@@ -168,18 +174,13 @@ export class Connection {
 
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
   sendLine(line: string, type: string): boolean {
-    // An empty queue takes any frame (hello_ack included): the bound is on what waits, not on one frame.
+    if (this.writer.offer(line)) return true;
     const { maxOutboundBytes } = this.options;
-    const queued = this.writer.queuedChars;
-    if (queued > 0 && queued + line.length > maxOutboundBytes) {
-      this.options.diagnose(
-        'OUTBOUND_DROPPED',
-        `${type} of ${line.length} bytes dropped unsent: ${queued} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
-      );
-      return false;
-    }
-    this.writer.enqueue(line);
-    return true;
+    this.options.diagnose(
+      'OUTBOUND_DROPPED',
+      `${type} of ${line.length} bytes dropped unsent: ${this.writer.queuedChars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
+    );
+    return false;
   }
 
   /** Queues a line past the bound (the goodbye must go out). */

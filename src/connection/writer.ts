@@ -10,19 +10,23 @@ const RESOLVED = Promise.resolve();
  * end: an emit() to 20 extensions makes its 20 writes in one loop, not in 20 microtasks (on a busy
  * CPU each write may let the woken extension run, and what runs between writes then runs cold).
  */
-let dueWriters: OutboundWriter[] = [];
+// One array for every tick, emptied as it is written (a new one per tick grew by reallocation).
+const dueWriters: (OutboundWriter | undefined)[] = [];
+let dueCount = 0;
 
 function writeDue(): void {
-  const due = dueWriters;
-  dueWriters = [];
   let failure: unknown;
-  for (const writer of due) {
+  // A writer due again during the pass (none is, today) is written in it too.
+  for (let i = 0; i < dueCount; i++) {
+    const writer = dueWriters[i]!;
+    dueWriters[i] = undefined;
     try {
       writer.endOfTick();
     } catch (err) {
       failure ??= err;
     }
   }
+  dueCount = 0;
   // One writer's failure leaves no other's lines unwritten; it still surfaces (an unhandled rejection).
   if (failure !== undefined) throw failure;
 }
@@ -34,25 +38,30 @@ export interface WriterOptions {
   /** A write in progress that long means the peer is stuck (above 2^31-1 ms: never). */
   stuckMs: number;
   onStuck(): void;
-  /** The tick's write is about to go out (the connection closes its tick's deadline groups). */
+  /** The tick's write is about to go out after a tick that queued a request (the connection closes its tick's deadline groups). */
   onEndOfTick(): void;
   /** Counts lines queued (`framesOut`; a line taken back is uncounted). */
   stats: { framesOut: number };
+  /** Bound of the queue for one-way lines (see offer()). */
+  maxQueuedChars: number;
 }
 
 export class OutboundWriter {
   /** Lines waiting for this tick's write, or for the write in progress to complete. */
   private readonly queue = new OutboundQueue();
   private readonly stuck: StuckWatch;
-  /** write() calls issued, and completed (at once, or by their callbacks, which run in order). */
-  private writesIssued = 0;
-  private writesDone = 0;
-  /** Characters enqueued, written (by completed writes) and taken back, since the start. */
+  private readonly stats: { framesOut: number };
+  private readonly maxQueuedChars: number;
+  /** A write was left in progress: nothing more is written until its callback (one at a time). */
+  private inProgress = false;
+  /** Characters enqueued, handed to write(), written (by completed writes) and taken back, since the start. */
   private charsPushed = 0;
   private charsIssued = 0;
   private charsDone = 0;
   private charsRemoved = 0;
   private flushScheduled = false;
+  /** A request was queued in this tick: its deadline group closes at the end of the tick. */
+  private requestQueued = false;
   /** A request was written (not just queued) in this tick: the next ones may wait for a batch. */
   private requestWritten = false;
   /** An answer settled since the last end-of-tick write: requests until then wait for it (see enqueue). */
@@ -63,6 +72,8 @@ export class OutboundWriter {
     private readonly options: WriterOptions,
   ) {
     this.stuck = new StuckWatch(options.stuckMs, options.onStuck);
+    this.stats = options.stats;
+    this.maxQueuedChars = options.maxQueuedChars;
   }
 
   /** Characters waiting to be written. */
@@ -88,7 +99,7 @@ export class OutboundWriter {
   /** Takes back a whole line not yet begun; false when it is (partly) written or was never queued. */
   takeBack(line: string): boolean {
     if (!this.queue.remove(line)) return false;
-    this.options.stats.framesOut--;
+    this.stats.framesOut--;
     this.charsRemoved += line.length;
     return true;
   }
@@ -116,16 +127,9 @@ export class OutboundWriter {
    * tick) all wait for its end, like a write-coalescing loop: one write for the whole burst, and one
    * wake-up of the extension (measurements: docs/performance.md, "Request writes").
    */
-  enqueue(line: string, eager = false): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
-      // AsyncResource Node wraps around each queueMicrotask() callback.
-      if (dueWriters.push(this) === 1) void RESOLVED.then(writeDue);
-    }
-    this.options.stats.framesOut++;
-    this.charsPushed += line.length;
-    const queued = this.queue.push(line);
+  enqueueRequest(line: string, eager: boolean): void {
+    this.requestQueued = true;
+    const queued = this.enqueue(line);
     if (!eager || this.answered) return;
     if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
       this.requestWritten = true;
@@ -133,27 +137,51 @@ export class OutboundWriter {
     }
   }
 
+  /**
+   * Queues a one-way line unless it would take the queue over its bound; false when it does not.
+   * An empty queue takes any line (hello_ack included): the bound is on what waits, not on one line.
+   */
+  offer(line: string): boolean {
+    const queued = this.queue.chars;
+    if (queued > 0 && queued + line.length > this.maxQueuedChars) return false;
+    this.enqueue(line);
+    return true;
+  }
+
+  /** Queues a line for the end of the tick, past any bound; returns how many lines are queued. */
+  enqueue(line: string): number {
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // A resolved promise's reaction is the same microtask as queueMicrotask(), without the
+      // AsyncResource Node wraps around each queueMicrotask() callback.
+      if (dueCount === 0) void RESOLVED.then(writeDue);
+      dueWriters[dueCount++] = this;
+    }
+    this.stats.framesOut++;
+    this.charsPushed += line.length;
+    return this.queue.push(line);
+  }
+
   /** The end of the tick in which this writer queued its first line (see writeDue). */
   endOfTick(): void {
     this.flushScheduled = false;
     this.requestWritten = false;
     this.answered = false;
-    this.options.onEndOfTick();
+    // Only requests open deadline groups: a tick of events has none to close.
+    if (this.requestQueued) {
+      this.requestQueued = false;
+      this.options.onEndOfTick();
+    }
     this.flush();
   }
 
   private readonly onWritten = (): void => {
-    this.written();
+    this.inProgress = false;
+    this.charsDone = this.charsIssued;
+    this.stuck.progressed();
     // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
     if (!this.flushScheduled && !this.queue.empty) this.flush();
   };
-
-  private written(): void {
-    if (++this.writesDone === this.writesIssued) {
-      this.charsDone = this.charsIssued;
-      this.stuck.progressed();
-    }
-  }
 
   /**
    * Writes what is queued, in writes of at most WRITE_CHUNK_CHARS, unless a write is still in
@@ -162,23 +190,33 @@ export class OutboundWriter {
    * transport takes at once needs no callback (see StreamTransport.write).
    */
   private flush(): void {
+    const queue = this.queue;
+    if (queue.empty || this.inProgress) return;
     const transport = this.transport;
-    if (this.queue.empty) return;
     // Nothing more can be written: the requests stay unwritten (TIMEOUT at their deadline).
     if (!transport.writable) {
-      this.queue.clear();
+      queue.clear();
       return;
     }
-    if (transport.writing) return;
     do {
-      this.writesIssued++;
-      const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
+      const chunk = queue.take(WRITE_CHUNK_CHARS)!;
       this.charsIssued += chunk.length;
-      if (transport.write(chunk, this.onWritten) !== true) {
+      let taken: boolean | void;
+      try {
+        taken = transport.write(chunk, this.onWritten);
+      } catch (err) {
+        // A stream whose write() throws (an in-memory one, after destroy) took nothing, and never
+        // calls back: the chunk counts as done (errs towards "written", as unwritten() does), or
+        // every later write would look unfinished (a false STDIN_STUCK, WRITE_TIMEOUT).
+        this.charsDone = this.charsIssued;
+        throw err;
+      }
+      if (taken !== true) {
+        this.inProgress = true;
         if (transport.writing) this.stuck.writing();
         return;
       }
-      this.written();
-    } while (!this.queue.empty);
+      this.charsDone = this.charsIssued;
+    } while (!queue.empty);
   }
 }

@@ -10,6 +10,7 @@ import type { HostEvents, ReadyVia } from './types.js';
 /** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */
 export function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
   ctx.adapterList = undefined;
+  ctx.subscribers = undefined;
   const change: HostEvents['extension:state'][0] = { name, state: c.to, previous: c.from };
   if (c.reason !== undefined) change.reason = c.reason;
   if (c.to === 'restarting' || supervisor.restarts > 0) change.restarts = supervisor.restarts;

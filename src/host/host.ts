@@ -98,6 +98,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       closedPanels: new ClosedPanels(),
       adapters: new Map(),
       adapterList: undefined,
+      subscribers: undefined,
       chain,
       preparer,
       interceptWarnings,

@@ -59,6 +59,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], url: ext.manifest.url, headers: ext.manifest.headers, envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
   }
   ctx.adapterList = undefined;
+  ctx.subscribers = undefined;
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
@@ -141,6 +142,7 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
   const next = createExtension(ctx, old.slot.spec, old.order, old.slot);
   next.carried = old.slot.carry;
   ctx.loaded[ctx.loaded.indexOf(old)] = next;
+  ctx.subscribers = undefined;
   ctx.byName.set(next.name, next);
   next.slot.lifecycle.moveTo('starting', reason);
   return { ext: next, started: startExtension(ctx, next) };
@@ -237,6 +239,7 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
   ctx.byName.clear();
   ctx.adapters.clear();
   ctx.adapterList = undefined;
+  ctx.subscribers = undefined;
   ctx.commandRegistry.clear();
   ctx.toolRegistry.clear();
   ctx.activated.clear();

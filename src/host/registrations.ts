@@ -82,6 +82,7 @@ export function subscribe(ctx: HostContext, ext: LoadedExtension, events: readon
     if (ext.events.has(event)) continue;
     if (!withinLimits(ctx, ext, 'subscription to ', event, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
     ext.addEvent(event);
+    ctx.subscribers = undefined;
   }
   for (const event of intercept) {
     if (!INTERCEPTABLE.has(event)) {
