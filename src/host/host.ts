@@ -149,7 +149,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
   }
 
-  /** Shuts every extension down in parallel (shutdown, grace, SIGTERM, SIGKILL to the process group). Idempotent. */
+  /**
+   * Shuts every extension down in parallel (shutdown, grace, SIGTERM, SIGKILL to the process group).
+   * Resolves once each log file holds its last lines (waiting for a log at most the kill grace, 1 s,
+   * after its process is gone). Idempotent.
+   */
   stop(): Promise<void> {
     const ctx = this.ctx;
     // A start or reload in progress may wait on slow handshakes: end them now, not after.

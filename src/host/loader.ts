@@ -4,6 +4,7 @@ import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
+import { settlesWithin } from '../transport/settles-within.js';
 import { offeredCapabilities } from './offered-capabilities.js';
 import { ExtensionProcess, type ExitInfo, type HostInfo, type Launch, type ProcessDiagnostic, type ProcessTimeouts, type RequestFrame, type RequestType } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
@@ -226,13 +227,22 @@ export function startReport(ctx: HostContext, skipped: StartReport['skipped'], d
   };
 }
 
+/** How long stop() waits for a log's last `[host]` lines once its process is gone: the kill grace. */
+export const LOG_FLUSH_MS = 1000;
+
+/** Stops one process, then waits (at most LOG_FLUSH_MS: a stuck disk never holds stop()) until its log holds every line. */
+async function stopAndFlush(process: ExtensionProcess): Promise<void> {
+  await process.stop();
+  await settlesWithin(process.logFlushed(), LOG_FLUSH_MS);
+}
+
 /** Stops every extension (in parallel) and empties every registry, for stop() and reload(). */
 export async function unloadExtensions(ctx: HostContext): Promise<void> {
   ctx.status = 'stopping';
   const old = ctx.loaded;
   for (const ext of old) endExtension(ctx, ext, 'stopped');
   closeAllPanels(ctx);
-  await Promise.all(old.map((ext) => ext.process.stop()));
+  await Promise.all(old.map((ext) => stopAndFlush(ext.process)));
   ctx.loaded = [];
   ctx.byName.clear();
   ctx.adapters.clear();
