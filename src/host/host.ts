@@ -308,7 +308,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return this.ctx.loaded.map((ext) => ext.info({ command: (name) => commandRegistry.isActive(name, ext.name), tool: (name) => toolRegistry.isActive(name, ext.name) }));
   }
 
-  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures. */
+  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures, manifests that could not be loaded (MANIFEST_INVALID). */
   diagnostics(): HostDiagnostic[] {
     return this.ctx.diagnostics.snapshot();
   }

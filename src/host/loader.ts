@@ -18,6 +18,7 @@ import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
+import { fromDiscovery, reportRefusedManifests } from './manifest-problems.js';
 import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
@@ -45,6 +46,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   // The frame schemas (zod) load only for a frame off the zod-free paths (process/codec-gate.ts).
   const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
+  reportRefusedManifests(ctx.diagnostics, found.diagnostics);
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
   const toStart: ExtensionSpec[] = [];
@@ -222,7 +224,7 @@ export function startReport(ctx: HostContext, skipped: StartReport['skipped'], d
     starting: ctx.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
     skipped,
     searched: [...ctx.searched],
-    diagnostics: [...discovery, ...ctx.diagnostics.snapshot()],
+    diagnostics: [...discovery, ...ctx.diagnostics.snapshot().filter((d) => !fromDiscovery(d))],
     ms: Math.round(ms),
   };
 }
