@@ -5,6 +5,7 @@ import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frame
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { TracingOption } from './tracing-option.js';
+import type { RateLimitOptions } from './rate-limit-options.js';
 import type { RemoteOptions } from './remote-options.js';
 import type { SecurityOptions } from './security-options.js';
 
@@ -124,7 +125,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
