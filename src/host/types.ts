@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
-import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
+import type { ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
@@ -11,6 +11,7 @@ import type { SecurityOptions } from './security-options.js';
 
 export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
 export type { RestartPolicy } from './restart-policy.js';
+export type { FailedReport, LoadedReport, StartingReport, StartReport } from './start-report.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
@@ -308,46 +309,6 @@ export interface HostDiagnostic {
   logPath?: string | undefined;
   path?: string | undefined;
   severity: 'error' | 'warning' | 'info';
-}
-
-export interface LoadedReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  pid: number | undefined;
-  readyVia: ReadyVia;
-  readyMs: number;
-  logPath: string;
-}
-
-export interface FailedReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  error: ExtensionHostError;
-  logPath: string;
-}
-
-export interface StartingReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  logPath: string;
-}
-
-export interface StartReport {
-  loaded: LoadedReport[];
-  failed: FailedReport[];
-  /** Still starting: no hello within `timeouts.hello`; they join later or fail at `timeouts.helloJoin`. */
-  starting: StartingReport[];
-  /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
-  skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
-  /**
-   * The directories looked in, absolute, in precedence order: the explicit paths, then (unless
-   * `discover: false`) `<cwd>/.<appName>/extensions` and `<home>/extensions`. When nothing was found,
-   * `diagnostics` also has a `NO_EXTENSIONS` entry naming them.
-   */
-  searched: string[];
-  diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
-  /** Milliseconds for the whole start. */
-  ms: number;
 }
 
 /**
