@@ -1,4 +1,5 @@
 import { ExtensionHostError } from '../errors.js';
+import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { Interceptor } from '../intercept/types.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
@@ -244,6 +245,7 @@ export class LoadedExtension {
       state: this.state,
       pid: this.process.pid,
       ...(this.process.url !== undefined ? { url: this.process.url } : {}),
+      ...(this.slot.spec.headers !== undefined ? { headers: Object.entries(this.slot.spec.headers).map(([name, value]) => ({ name, variable: headerVariable(value) })) } : {}),
       logPath: this.logPath,
       version: this.version,
       capabilities: [...this.capabilities],

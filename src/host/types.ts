@@ -228,6 +228,8 @@ export interface ExtensionInfo {
   pid: number | undefined;
   /** Where a remote extension lives (`ws://` / `wss://`, user name and password redacted); it has no `pid`. */
   url?: string | undefined;
+  /** A remote extension's manifest headers: each name and the variable its value is read from (`env:NAME`; undefined for a literal). Never a value. */
+  headers?: { name: string; variable: string | undefined }[] | undefined;
   logPath: string;
   version: string | undefined;
   capabilities: string[];
