@@ -41,6 +41,7 @@ export type {
 } from './host/types.js';
 export type { EnvOption, InterceptScope, PermissionPolicy, PermissionScope, Scope, SecurityOptions } from './host/security-options.js';
 export type { KeepAliveOptions, RemoteOptions } from './host/remote-options.js';
+export type { RateLimitOptions, RateLimits } from './host/rate-limit-options.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs
 export { toAnthropicToolResult, toAnthropicTools } from './providers/anthropic.js';

@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { URL_SCHEME } from '../manifest/remote.js';
 import { CliError, CliErrorCode } from './errors.js';
 
-const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 const GIT_SCHEMES = new Set(['file', 'http', 'https', 'git', 'ssh', 'git+ssh', 'ssh+git']);
 // user@host:path (scp-like ssh), but not a Windows drive letter.
 const SCP_LIKE = /^[\w.-]+@[\w.-]+:(?!\/\/)/;

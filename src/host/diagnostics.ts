@@ -47,6 +47,16 @@ export class HostDiagnostics {
     this.emit(d);
   }
 
+  /**
+   * Kept and emitted, tied to no loaded extension (no log, no limiter): a manifest that was never
+   * loaded may share its name with one that was.
+   */
+  unattached(d: HostDiagnostic): void {
+    d.message = boundedMessage(d.message);
+    this.keep(d);
+    this.emit(d);
+  }
+
   /** Kept only: neither logged nor emitted (a throwing 'diagnostic' listener must not recurse). */
   keep(d: HostDiagnostic): void {
     if (this.list.length >= MAX_DIAGNOSTICS) this.list.shift();

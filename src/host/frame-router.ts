@@ -2,6 +2,7 @@ import type { ExtensionFrame } from '../protocol/frames.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext } from './context.js';
 import { becomeReady } from './extension-state.js';
+import { withinRate } from './frame-rates.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import { closePanelFrame, renderPanelFrame } from './panels.js';
 import { permits, permittedNames } from './permission-check.js';
@@ -26,7 +27,7 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
     case 'ready':
       return becomeReady(ctx, ext, 'ready');
     case 'notify': {
-      if (!permits(ctx, ext, 'notes')) return;
+      if (!permits(ctx, ext, 'notes') || !withinRate(ctx, ext, 'notify')) return;
       let level = frame.level ?? 'info';
       if (!KNOWN_LEVELS.has(level)) {
         ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
@@ -40,7 +41,7 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       ctx.out.call('clearNotes', { extension: ext.name });
       return;
     case 'submit':
-      if (frame.text.trim().length === 0 || !permits(ctx, ext, 'submit')) return;
+      if (frame.text.trim().length === 0 || !permits(ctx, ext, 'submit') || !withinRate(ctx, ext, 'submit')) return;
       ctx.out.call('submit', { extension: ext.name, text: frame.text });
       return;
     case 'panel_render':

@@ -150,7 +150,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     });
   }
 
-  /** Shuts every extension down in parallel (shutdown, grace, SIGTERM, SIGKILL to the process group). Idempotent. */
+  /**
+   * Shuts every extension down in parallel (shutdown, grace, SIGTERM, SIGKILL to the process group).
+   * Resolves once each log file holds its last lines (waiting for a log at most the kill grace, 1 s,
+   * after its process is gone). Idempotent.
+   */
   stop(): Promise<void> {
     const ctx = this.ctx;
     // A start or reload in progress may wait on slow handshakes: end them now, not after.
@@ -305,7 +309,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return this.ctx.loaded.map((ext) => ext.info({ command: (name) => commandRegistry.isActive(name, ext.name), tool: (name) => toolRegistry.isActive(name, ext.name) }));
   }
 
-  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures. */
+  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures, manifests that could not be loaded (MANIFEST_INVALID). */
   diagnostics(): HostDiagnostic[] {
     return this.ctx.diagnostics.snapshot();
   }

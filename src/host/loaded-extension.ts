@@ -1,4 +1,5 @@
 import { ExtensionHostError } from '../errors.js';
+import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { Interceptor } from '../intercept/types.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
@@ -7,6 +8,7 @@ import type { Supervisor } from './supervisor.js';
 import type { HostContext } from './context.js';
 import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
 import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
+import type { FrameRates } from './frame-rates.js';
 import { scopeNames } from './permissions.js';
 
 const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
@@ -79,6 +81,8 @@ export class LoadedExtension {
   private interceptSet: Set<string> | undefined;
   private refusalMap: Map<string, number> | undefined;
   private limiter: DiagnosticLimiter<LimitedDiagnostic> | undefined;
+  /** Its `submit` / `notify` windows (frame-rates.ts), made at the first such frame. */
+  rates: FrameRates | undefined;
   /** Resolves when the extension is ready, failed or gone. */
   readonly settled: Promise<void>;
   /** Dropped once called: a settled record keeps no resolver. */
@@ -164,6 +168,8 @@ export class LoadedExtension {
 
   /** Summarises what the limiter counted (exit, stop, restart); makes no limiter. */
   flushDiagnostics(): void {
+    this.rates?.submit?.flush();
+    this.rates?.notify?.flush();
     this.limiter?.flush();
   }
 
@@ -239,6 +245,7 @@ export class LoadedExtension {
       state: this.state,
       pid: this.process.pid,
       ...(this.process.url !== undefined ? { url: this.process.url } : {}),
+      ...(this.slot.spec.headers !== undefined ? { headers: Object.entries(this.slot.spec.headers).map(([name, value]) => ({ name, variable: headerVariable(value) })) } : {}),
       logPath: this.logPath,
       version: this.version,
       capabilities: [...this.capabilities],

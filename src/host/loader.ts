@@ -4,6 +4,7 @@ import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
+import { settlesWithin } from '../transport/settles-within.js';
 import { offeredCapabilities } from './offered-capabilities.js';
 import { ExtensionProcess, type ExitInfo, type HostInfo, type Launch, type ProcessDiagnostic, type ProcessTimeouts, type RequestFrame, type RequestType } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
@@ -17,6 +18,7 @@ import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
+import { fromDiscovery, reportRefusedManifests } from './manifest-problems.js';
 import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
@@ -44,6 +46,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   // The frame schemas (zod) load only for a frame off the zod-free paths (process/codec-gate.ts).
   const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
+  reportRefusedManifests(ctx.diagnostics, found.diagnostics);
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
   const toStart: ExtensionSpec[] = [];
@@ -223,9 +226,18 @@ export function startReport(ctx: HostContext, skipped: StartReport['skipped'], d
     starting: ctx.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
     skipped,
     searched: [...ctx.searched],
-    diagnostics: [...discovery, ...ctx.diagnostics.snapshot()],
+    diagnostics: [...discovery, ...ctx.diagnostics.snapshot().filter((d) => !fromDiscovery(d))],
     ms: Math.round(ms),
   };
+}
+
+/** How long stop() waits for a log's last `[host]` lines once its process is gone: the kill grace. */
+export const LOG_FLUSH_MS = 1000;
+
+/** Stops one process, then waits (at most LOG_FLUSH_MS: a stuck disk never holds stop()) until its log holds every line. */
+async function stopAndFlush(process: ExtensionProcess): Promise<void> {
+  await process.stop();
+  await settlesWithin(process.logFlushed(), LOG_FLUSH_MS);
 }
 
 /** Stops every extension (in parallel) and empties every registry, for stop() and reload(). */
@@ -234,7 +246,7 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
   const old = ctx.loaded;
   for (const ext of old) endExtension(ctx, ext, 'stopped');
   closeAllPanels(ctx);
-  await Promise.all(old.map((ext) => ext.process.stop()));
+  await Promise.all(old.map((ext) => stopAndFlush(ext.process)));
   ctx.loaded = [];
   ctx.byName.clear();
   ctx.adapters.clear();

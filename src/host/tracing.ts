@@ -4,7 +4,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { ErrorCode, isExtensionHostError } from '../errors.js';
-import type { InterceptChain, TraceStep } from '../intercept/chain.js';
+import { hasParticipants, type InterceptChain, type TraceStep } from '../intercept/chain.js';
 import type { StepOutcome } from '../intercept/step.js';
 import type { ExtensionProcess, RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
@@ -119,11 +119,14 @@ export class HostTracer {
     return { request: request as ExtensionProcess['request'] };
   }
 
-  /** Each chain call becomes span `zot.intercept {event}`; steps that are not an extension's get their span from the trace afterwards. */
+  /**
+   * Each chain call that consults any interceptor becomes span `zot.intercept {event}` (one with no
+   * participant makes none); steps that are not an extension's get their span from the trace afterwards.
+   */
   wrapChain(chain: InterceptChain): void {
     for (const [method, event] of CHAIN_METHODS) {
       const original = (chain[method] as (...args: unknown[]) => Promise<{ trace: TraceStep[]; block?: boolean; modified?: boolean }>).bind(chain);
-      (chain as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => this.chainCall(event, () => original(...args));
+      (chain as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => (hasParticipants(chain, method) ? this.chainCall(event, () => original(...args)) : original(...args));
     }
   }
 

@@ -1,15 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
-import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
+import type { ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { TracingOption } from './tracing-option.js';
+import type { RateLimitOptions } from './rate-limit-options.js';
 import type { RemoteOptions } from './remote-options.js';
 import type { SecurityOptions } from './security-options.js';
 
 export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
 export type { RestartPolicy } from './restart-policy.js';
+export type { FailedReport, LoadedReport, StartingReport, StartReport } from './start-report.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
@@ -124,7 +126,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -226,6 +228,8 @@ export interface ExtensionInfo {
   pid: number | undefined;
   /** Where a remote extension lives (`ws://` / `wss://`, user name and password redacted); it has no `pid`. */
   url?: string | undefined;
+  /** A remote extension's manifest headers: each name and the variable its value is read from (`env:NAME`; undefined for a literal). Never a value. */
+  headers?: { name: string; variable: string | undefined }[] | undefined;
   logPath: string;
   version: string | undefined;
   capabilities: string[];
@@ -307,46 +311,6 @@ export interface HostDiagnostic {
   logPath?: string | undefined;
   path?: string | undefined;
   severity: 'error' | 'warning' | 'info';
-}
-
-export interface LoadedReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  pid: number | undefined;
-  readyVia: ReadyVia;
-  readyMs: number;
-  logPath: string;
-}
-
-export interface FailedReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  error: ExtensionHostError;
-  logPath: string;
-}
-
-export interface StartingReport {
-  name: string;
-  source: ExtensionInfo['source'];
-  logPath: string;
-}
-
-export interface StartReport {
-  loaded: LoadedReport[];
-  failed: FailedReport[];
-  /** Still starting: no hello within `timeouts.hello`; they join later or fail at `timeouts.helloJoin`. */
-  starting: StartingReport[];
-  /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
-  skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
-  /**
-   * The directories looked in, absolute, in precedence order: the explicit paths, then (unless
-   * `discover: false`) `<cwd>/.<appName>/extensions` and `<home>/extensions`. When nothing was found,
-   * `diagnostics` also has a `NO_EXTENSIONS` entry naming them.
-   */
-  searched: string[];
-  diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
-  /** Milliseconds for the whole start. */
-  ms: number;
 }
 
 /**

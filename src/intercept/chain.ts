@@ -62,6 +62,7 @@ function runnerOf(step: ExtensionStep, method: Method): StepRunner | undefined {
 }
 
 let setExtensionSteps: (chain: InterceptChain, source: () => readonly ExtensionStep[]) => void;
+let participates: (chain: InterceptChain, method: Method) => boolean;
 
 /**
  * Internal, not exported by the package: `source` gives the chain's extension steps (see
@@ -70,6 +71,11 @@ let setExtensionSteps: (chain: InterceptChain, source: () => readonly ExtensionS
  */
 export function useExtensionSteps(chain: InterceptChain, source: () => readonly ExtensionStep[]): void {
   setExtensionSteps(chain, source);
+}
+
+/** Internal: whether a call of `method` would consult any interceptor now (the tracer makes no chain span for none). */
+export function hasParticipants(chain: InterceptChain, method: Method): boolean {
+  return participates(chain, method);
 }
 
 /**
@@ -95,6 +101,7 @@ export class InterceptChain {
     setExtensionSteps = (chain, source) => {
       chain.#extensionSteps = source;
     };
+    participates = (chain, method) => chain.#participates(method);
   }
 
   constructor(options: InterceptChainOptions = {}) {
@@ -295,6 +302,17 @@ export class InterceptChain {
       }
     }
     return { systemPrompt, trace };
+  }
+
+  /** Whether #participants(method) would list any, without making the list. */
+  #participates(method: Method): boolean {
+    const has = (interceptor: Interceptor): boolean => typeof interceptor[method] === 'function';
+    return (
+      this.#first.some((entry) => has(entry.interceptor)) ||
+      (this.#source?.().some(has) ?? false) ||
+      (this.#extensionSteps?.().some((step) => has(step.interceptor)) ?? false) ||
+      this.#rest.some((entry) => has(entry.interceptor))
+    );
   }
 
   #participants(method: Method, signal: AbortSignal | undefined): ExtensionStep[] {

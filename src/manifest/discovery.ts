@@ -51,9 +51,10 @@ export { isSpawnable } from './discovered.js';
 
 type ManifestSchema = (typeof import('./schema.js'))['Manifest'];
 
-/** finish(): this manifest is off the plain path, call again with the schema. */
-const NEEDS_SCHEMA = Symbol('needs schema');
-
+/** finish(): this manifest's JSON is off the plain path; validate() checks it with the schema. */
+class NeedsSchema {
+  constructor(readonly value: unknown) {}
+}
 
 // Bounds open file descriptors on huge roots. Below it everything is in flight at once, which is
 // measurably faster than any queue (and Node raises RLIMIT_NOFILE to the hard limit at startup).
@@ -120,14 +121,14 @@ export class ManifestDiscovery {
     const targets = located.filter(isTarget);
     const data = await mapLimit(targets, CONCURRENCY, (t) => readWholeFile(t.manifestPath).catch((err: unknown) => new ReadFailure(err)));
     const read = new Map(targets.map((t, i) => [t, data[i] as Buffer | ReadFailure]));
-    const slots = located.map((item) => (isTarget(item) ? this.finish(item, read.get(item)!, undefined) : item));
-    if (!slots.includes(NEEDS_SCHEMA)) return Promise.all(slots as (Slot | Promise<Slot>)[]);
+    const slots = located.map((item) => (isTarget(item) ? this.finish(item, read.get(item)!) : item));
+    if (!slots.some((slot) => slot instanceof NeedsSchema)) return Promise.all(slots as (Slot | Promise<Slot>)[]);
     const { Manifest } = await import('./schema.js');
-    return Promise.all(located.map((item, i) => (slots[i] === NEEDS_SCHEMA ? (this.finish(item as Target, read.get(item as Target)!, Manifest) as Slot | Promise<Slot>) : (slots[i] as Slot | Promise<Slot>))));
+    return Promise.all(slots.map((slot, i) => (slot instanceof NeedsSchema ? this.validate(located[i] as Target, slot.value, Manifest) : slot)));
   }
 
-  /** Validates one read manifest; synchronous unless skills, a theme lookup or an exec check is needed. */
-  private finish(target: Target, data: Buffer | ReadFailure, Manifest: ManifestSchema | undefined): Slot | Promise<Slot> | typeof NEEDS_SCHEMA {
+  /** Parses one read manifest; synchronous unless skills, a theme lookup or an exec check is needed. */
+  private finish(target: Target, data: Buffer | ReadFailure): Slot | Promise<Slot> | NeedsSchema {
     const { dir, file, source, manifestPath } = target;
     if (data instanceof ReadFailure) return unreadable(dir, file, source, data.error);
     if (data.length > MAX_MANIFEST_BYTES) {
@@ -153,13 +154,20 @@ export class ManifestDiscovery {
         ],
       };
     }
-    let manifest = plainManifest(json.value);
-    if (manifest === undefined) {
-      if (Manifest === undefined) return NEEDS_SCHEMA;
-      const parsed = Manifest.safeParse(json.value);
-      if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, json.value, manifestPath) };
-      manifest = parsed.data;
-    }
+    const manifest = plainManifest(json.value);
+    return manifest === undefined ? new NeedsSchema(json.value) : this.slotOf(target, manifest);
+  }
+
+  /** A manifest off the plain path, checked by the schema (its JSON parsed once, by finish()). */
+  private validate(target: Target, value: unknown, Manifest: ManifestSchema): Slot | Promise<Slot> {
+    const parsed = Manifest.safeParse(value);
+    if (!parsed.success) return { diagnostics: manifestIssues(parsed.error.issues, value, target.manifestPath) };
+    return this.slotOf(target, parsed.data);
+  }
+
+  /** The slot of a valid manifest. */
+  private slotOf(target: Target, manifest: Manifest): Slot | Promise<Slot> {
+    const { dir, source, manifestPath } = target;
     const slot: Slot = {
       extension: {
         name: manifest.name,

@@ -13,9 +13,12 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const ENV_REF = /^env:(.+)$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** `scheme://` at the start (the scheme captured): a URL rather than a path. */
+export const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+
 /** Looks like a URL (`scheme://`) rather than a path: explicit entries of this form are remote. */
 export function looksLikeUrl(value: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value);
+  return URL_SCHEME.test(value);
 }
 
 /** Why `url` cannot name a remote extension, or undefined. */
@@ -72,11 +75,17 @@ export function headersProblem(headers: Readonly<Record<string, string>>): strin
   for (const name of names) {
     if (!TOKEN.test(name)) return `header name ${JSON.stringify(name.slice(0, 40))} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~)`;
     const value = headers[name]!;
-    if (/[\r\n\0]/.test(value)) return `the value of header ${name} contains CR, LF or NUL`;
-    if (value.length > MAX_HEADER_VALUE) return `the value of header ${name} is longer than ${MAX_HEADER_VALUE} characters`;
-    const ref = ENV_REF.exec(value);
-    if (ref !== null && !ENV_NAME.test(ref[1]!)) return `header ${name}: ${JSON.stringify(value.slice(0, 40))} is not env:NAME with NAME a variable name`;
+    const problem = valueProblem(value);
+    if (problem !== undefined) return `the value of header ${name} ${problem}`;
+    if (ENV_REF.test(value) && headerVariable(value) === undefined) return `header ${name}: ${JSON.stringify(value.slice(0, 40))} is not env:NAME with NAME a variable name`;
   }
+  return undefined;
+}
+
+/** What is wrong with a header value as sent (written in the manifest, or read from `env:NAME`), or undefined. */
+function valueProblem(value: string): string | undefined {
+  if (/[\r\n\0]/.test(value)) return 'contains CR, LF or NUL';
+  if (value.length > MAX_HEADER_VALUE) return `is longer than ${MAX_HEADER_VALUE} characters`;
   return undefined;
 }
 
@@ -106,8 +115,8 @@ export function resolveHeaders(headers: Readonly<Record<string, string>> | undef
     }
     const resolved = env[variable];
     if (resolved === undefined || resolved === '') return { ok: false, header: name, variable, problem: 'is not set' };
-    if (/[\r\n\0]/.test(resolved)) return { ok: false, header: name, variable, problem: 'contains CR, LF or NUL' };
-    if (resolved.length > MAX_HEADER_VALUE) return { ok: false, header: name, variable, problem: `is longer than ${MAX_HEADER_VALUE} characters` };
+    const problem = valueProblem(resolved);
+    if (problem !== undefined) return { ok: false, header: name, variable, problem };
     out[name] = resolved;
     secrets.push(resolved);
   }

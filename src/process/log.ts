@@ -165,24 +165,20 @@ export class ExtensionLog {
       // appending to this file, and a renamed file would grow unseen under the `.1` name. Only the
       // last maxBytes are copied: a file that a flood grew far past the cap costs no more to rotate.
       const kept = Math.min(size, this.#maxBytes);
-      const file = await open(this.path, 'r');
+      // One handle for the copy, the note and the cut (the stat above stays the only cost of a check).
+      const file = await open(this.path, 'r+');
       try {
         const tail = Buffer.alloc(kept);
         const { bytesRead } = await file.read(tail, 0, kept, size - kept);
         await writeFile(this.rotatedPath, tail.subarray(0, bytesRead));
+        const dropped = size - kept > 0 ? `; ${size - kept} bytes before its last ${kept} were dropped` : '';
+        const note = Buffer.from(`[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`);
+        // The note goes in place of the copied part (written at the start, the file then cut after
+        // it), never after a truncation to 0: a reader never finds the log empty mid-rotation.
+        await file.write(note, 0, note.length, 0);
+        await file.truncate(note.length);
       } finally {
         await file.close();
-      }
-      const dropped = size - kept > 0 ? `; ${size - kept} bytes before its last ${kept} were dropped` : '';
-      const note = Buffer.from(`[host] ${new Date().toISOString()} log rotated at ${size} bytes (cap ${this.#maxBytes}${dropped}); the earlier part is in ${this.rotatedPath}\n`);
-      // The note goes in place of the copied part (written at the start, the file then cut after
-      // it), never after a truncation to 0: a reader never finds the log empty mid-rotation.
-      const rest = await open(this.path, 'r+');
-      try {
-        await rest.write(note, 0, note.length, 0);
-        await rest.truncate(note.length);
-      } finally {
-        await rest.close();
       }
       this.startOffset = 0;
       // A flood fills the file again within one check: look again soon while it lasts.

@@ -29,6 +29,10 @@ describe('ExtensionHost options', () => {
     [{ interceptPolicy: { guard: 'block' } }, 'interceptPolicy["guard"]', 'an object'],
     [{ interceptPolicy: { guard: { onFailure: 'deny' } } }, 'interceptPolicy["guard"].onFailure', "'allow' or 'block'"],
     [{ revalidateIntercepts: 1 }, 'revalidateIntercepts', 'a boolean'],
+    [{ rateLimits: { submit: -1 } }, 'rateLimits', 'whole numbers >= 0 or Infinity'],
+    [{ rateLimits: { notify: 1.5 } }, 'rateLimits', 'whole numbers >= 0 or Infinity'],
+    [{ rateLimits: { windowMs: 0 } }, 'rateLimits', 'windowMs from 1 to 2147483647'],
+    [{ rateLimits: 10 }, 'rateLimits', '{ submit?, notify?, windowMs? }'],
     [null, '(the options object)', 'an object, got null'],
   ])('%j -> INVALID_OPTIONS naming %s', (options, option, expected) => {
     const error = constructionError(options);
@@ -41,6 +45,7 @@ describe('ExtensionHost options', () => {
     expect(() => new ExtensionHost({ timeouts: { tool: Infinity, command: 0, hello: undefined }, logMaxBytes: Infinity, cwd: undefined })).not.toThrow();
     expect(() => new ExtensionHost()).not.toThrow();
     expect(() => new ExtensionHost({ interceptPolicy: { guard: { onFailure: 'block' }, other: {} } })).not.toThrow();
+    expect(() => new ExtensionHost({ rateLimits: { submit: 0, notify: Infinity, windowMs: 1 } })).not.toThrow();
   });
 });
 

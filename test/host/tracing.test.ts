@@ -150,6 +150,28 @@ describe('intercept chains', () => {
     }
   });
 
+  it('a chain with no participant makes no span; one interceptor of the event makes one', { timeout: TEST_MS }, async () => {
+    // No extension here intercepts turn_start or assistant_message.
+    expect((await host.intercepts.turnStart({ step: 1 })).trace).toEqual([]);
+    expect((await host.intercepts.assistantMessage({ text: 'hi' })).trace).toEqual([]);
+    // An interceptor of another event does not take part either.
+    const removeOther = host.intercepts.add({ name: 'tools-only', toolCall: () => ({}) });
+    try {
+      await host.intercepts.turnStart({ step: 2 });
+    } finally {
+      removeOther();
+    }
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([]);
+    const remove = host.intercepts.add({ name: 'turns', turnStart: () => ({}) });
+    try {
+      await host.intercepts.turnStart({ step: 3 });
+    } finally {
+      remove();
+    }
+    expect(only('zot.intercept turn_start').attributes).toMatchObject({ 'zot.intercept.steps': 1 });
+    expect(only('zot.intercept.step turns').parentSpanContext?.spanId).toBe(only('zot.intercept turn_start').spanContext().spanId);
+  });
+
   it('a step that times out: failure kind and error.type timeout', { timeout: TEST_MS }, async () => {
     const result = await host.intercepts.toolCall({ toolId: 't2', toolName: 'hang_me', args: {} });
     expect(result.trace[0]).toMatchObject({ interceptor: 'cancellable', decision: 'failure', failure: 'timeout' });

@@ -93,6 +93,21 @@ describe('a url manifest', () => {
     await host.stop();
   });
 
+  it('extensions() names the manifest headers and their variables, never a value; an explicit URL has none', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: serveExtension(createKitchen) });
+    const dir = urlManifest({ name: 'kitchen-sdk', url: server.url, headers: { Authorization: 'env:ZOT_TEST_REMOTE_AUTH', 'X-Team': 's3cret-literal' } });
+    const { host, report } = await kit.start({ explicit: [dir, server.url], env: { ...process.env, ZOT_TEST_REMOTE_AUTH: 'Bearer s3cret' } });
+    expect(report.failed).toEqual([]);
+    const [manifest, explicit] = host.extensions();
+    expect(manifest!.headers).toEqual([
+      { name: 'Authorization', variable: 'ZOT_TEST_REMOTE_AUTH' },
+      { name: 'X-Team', variable: undefined },
+    ]);
+    expect(JSON.stringify(host.extensions())).not.toContain('s3cret');
+    expect(explicit!.headers).toBeUndefined();
+    await host.stop();
+  });
+
   it('an explicit URL string is an extension named from the URL', { timeout: TEST_MS }, async () => {
     const server = await peer({ onConnection: serveExtension(createKitchen) });
     const { host, report } = await kit.start({ explicit: [server.url] });

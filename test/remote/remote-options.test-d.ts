@@ -10,6 +10,10 @@ describe('remote extension types', () => {
     expectTypeOf<{ keepAlive: { intervalMs: 5000 } }>().toMatchTypeOf<ExtensionHostOptions>();
   });
 
+  it('extensions() names the headers of a remote extension, never their values', () => {
+    expectTypeOf<ExtensionInfo['headers']>().toEqualTypeOf<{ name: string; variable: string | undefined }[] | undefined>();
+  });
+
   it('extensions() shows a url; a manifest has url and headers', () => {
     expectTypeOf<ExtensionInfo['url']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<Manifest['url']>().toEqualTypeOf<string | undefined>();

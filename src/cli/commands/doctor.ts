@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
@@ -6,8 +5,6 @@ import { discoveryFor, realRoots, type Command, type CommandContext } from '../c
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
-import { MANIFEST_FILE } from '../../manifest/limits.js';
-import { headerVariable } from '../../manifest/remote.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
@@ -77,19 +74,8 @@ function readyText(info: ExtensionInfo): string {
  * A remote extension's manifest headers by name: where each value comes from and whether that
  * variable is set. Never a value.
  */
-function headerLines(dir: string, url: string, env: NodeJS.ProcessEnv): string[] {
-  let headers: unknown;
-  try {
-    const manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST_FILE), 'utf8')) as { url?: unknown; headers?: unknown };
-    // Only that extension's manifest: an explicit ws:// URL has none (its dir is the cwd).
-    if (manifest.url !== url) return [];
-    headers = manifest.headers;
-  } catch {
-    return [];
-  }
-  if (typeof headers !== 'object' || headers === null) return [];
-  return Object.entries(headers as Record<string, unknown>).map(([name, value]) => {
-    const variable = typeof value === 'string' ? headerVariable(value) : undefined;
+function headerLines(headers: ExtensionInfo['headers'], env: NodeJS.ProcessEnv): string[] {
+  return (headers ?? []).map(({ name, variable }) => {
     if (variable === undefined) return `${name} (literal)`;
     return `${name} (from $${variable}, ${env[variable] === undefined || env[variable] === '' ? 'not set' : 'set'})`;
   });
@@ -114,7 +100,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     }
     if (info.url !== undefined) {
       out.line(`    url: ${safe(info.url)}`);
-      const headers = headerLines(info.dir, info.url, ctx.io.env);
+      const headers = headerLines(info.headers, ctx.io.env);
       if (headers.length > 0) out.line(`    headers: ${safe(headers.join(', '))}`);
     }
     const commands = info.commands.map((c) => `/${c.name}${c.active ? '' : ' (shadowed)'}`);
