@@ -62,7 +62,7 @@ export class OutboundWriter {
     private readonly transport: Transport,
     private readonly options: WriterOptions,
   ) {
-    this.stuck = new StuckWatch(options.stuckMs, options.onStuck);
+    this.stuck = new StuckWatch(options.stuckMs, options.onStuck, options);
   }
 
   /** Characters waiting to be written. */
