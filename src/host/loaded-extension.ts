@@ -1,7 +1,11 @@
 import { ExtensionHostError } from '../errors.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { Interceptor } from '../intercept/types.js';
-import type { ExtensionProcess } from '../process/extension-process.js';
+import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import { onExtensionExit } from './extension-exit.js';
+import { routeFrame } from './frame-router.js';
+import { toolProgressEvent } from './progress.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Supervisor } from './supervisor.js';
 import type { HostContext } from './context.js';
@@ -67,7 +71,7 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
  * Collections and the limiter are made when first written: an idle extension holds none of them.
  */
-export class LoadedExtension {
+export class LoadedExtension implements ProcessWatcher {
   readyVia: ReadyVia | undefined;
   readyMs: number | undefined;
   error: ExtensionHostError | undefined;
@@ -109,6 +113,23 @@ export class LoadedExtension {
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
     });
+  }
+
+  // What its process tells it (ProcessWatcher; set in startExtension).
+  processFrame(frame: ExtensionFrame): void {
+    routeFrame(this.host, this, frame);
+  }
+
+  processDiagnostic(d: ProcessDiagnostic): void {
+    this.host.diagnostics.fromProcess(this, d);
+  }
+
+  processProgress(frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+    toolProgressEvent(this.host, this, frame, request);
+  }
+
+  processExit(info: ExitInfo): void {
+    onExtensionExit(this.host, this, info);
   }
 
   /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */

@@ -5,15 +5,11 @@ import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess, type ExitInfo, type HostInfo, type Launch, type ProcessDiagnostic, type ProcessTimeouts, type RequestFrame, type RequestType } from '../process/extension-process.js';
-import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import { ExtensionProcess, type HostInfo, type Launch, type ProcessTimeouts } from '../process/extension-process.js';
 import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
-import { onExtensionExit } from './extension-exit.js';
 import { becomeReady, endExtension, stateChanged } from './extension-state.js';
-import { routeFrame } from './frame-router.js';
-import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
@@ -152,11 +148,8 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
  */
 export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
   const proc = ext.process;
-  // Listeners with `ext` as their context: no closure per listener per extension.
-  proc.on('frame', onFrame, ext);
-  proc.on('diagnostic', onDiagnostic, ext);
-  proc.on('progress', onProgress, ext);
-  proc.on('exit', onExit, ext);
+  // The record is told by method calls: no closure nor listener record per event per extension.
+  proc.watcher = ext;
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
   const { ready, readyIdle } = ctx.timeouts;
@@ -193,22 +186,6 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
     idle = grace = undefined;
   }
-}
-
-function onFrame(this: LoadedExtension, frame: ExtensionFrame): void {
-  routeFrame(this.host, this, frame);
-}
-
-function onDiagnostic(this: LoadedExtension, d: ProcessDiagnostic): void {
-  this.host.diagnostics.fromProcess(this, d);
-}
-
-function onProgress(this: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void {
-  toolProgressEvent(this.host, this, frame, request);
-}
-
-function onExit(this: LoadedExtension, info: ExitInfo): void {
-  onExtensionExit(this.host, this, info);
 }
 
 /** The report of the current start; `failed` are the extensions that failed in it. */

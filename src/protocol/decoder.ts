@@ -24,6 +24,8 @@ export class LineDecoder {
   private pendingBytes = 0;
   private overflowed = false;
 
+  // Both sinks are called as methods of the decoder (`this` is the decoder: a subclass's shared
+  // functions read their state from it instead of closing over it).
   constructor(
     private readonly onLine: LineSink,
     private readonly onOverflow: OverflowSink,

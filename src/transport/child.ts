@@ -32,8 +32,16 @@ export interface ChildHandle {
   findDescendants?(): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(listener: (error: Error) => void): void;
+  /** Like onError() and onExit() with `watcher`'s methods: no closure per child. Optional. */
+  watch?(watcher: ChildWatcher): void;
   /** Resolves once no process of the tree is left (polls the process group), or after `ms`. */
   treeGone?(ms: number): Promise<void>;
+}
+
+/** What ChildHandle.watch() reports to. */
+export interface ChildWatcher {
+  childFailed(error: Error): void;
+  childExited(code: number | null, signal: NodeJS.Signals | null): void;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -129,6 +137,7 @@ class SpawnedChild implements ChildHandle {
   // One listener each is the usual case: an array only for more.
   private exitListeners: ExitListener | ExitListener[] | undefined;
   private errorListeners: ((error: Error) => void) | ((error: Error) => void)[] | undefined;
+  private watcher: ChildWatcher | undefined;
   /** Descendants found while the leader lived (after it exits they are reparented): some may leave the group. */
   private strays: ProcessRef[] | undefined;
 
@@ -147,12 +156,14 @@ class SpawnedChild implements ChildHandle {
   /** The child's 'exit'. */
   exited(code: number | null, signal: NodeJS.Signals | null): void {
     this.exitStatus = [code, signal];
+    this.watcher?.childExited(code, signal);
     for (const listener of listed(this.exitListeners)) listener(code, signal);
   }
 
   /** The child's 'error'. */
   failed(error: Error): void {
     this.spawnError = error;
+    this.watcher?.childFailed(error);
     for (const listener of listed(this.errorListeners)) listener(error);
   }
 
@@ -185,6 +196,12 @@ class SpawnedChild implements ChildHandle {
   onError(listener: (error: Error) => void): void {
     if (this.spawnError !== undefined) listener(this.spawnError);
     this.errorListeners = added(this.errorListeners, listener);
+  }
+
+  watch(watcher: ChildWatcher): void {
+    this.watcher = watcher;
+    if (this.spawnError !== undefined) watcher.childFailed(this.spawnError);
+    if (this.exitStatus !== undefined) watcher.childExited(...this.exitStatus);
   }
 
   async treeGone(ms: number): Promise<void> {
