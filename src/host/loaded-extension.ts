@@ -12,6 +12,7 @@ import type { HostContext } from './context.js';
 import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
 import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
 import { scopeNames } from './permissions.js';
+import { OneEntryMap } from './one-entry-map.js';
 
 const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
 
@@ -66,6 +67,14 @@ type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unkno
 const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
 const NO_NAMES: ReadonlySet<string> = new Set();
 
+/** `map` with `key` set to `value`: one entry needs no Map. */
+function withEntry<V>(map: Map<string, V> | OneEntryMap<string, V> | undefined, key: string, value: V): Map<string, V> | OneEntryMap<string, V> {
+  if (map === undefined || (map instanceof OneEntryMap && map.key === key)) return new OneEntryMap(key, value);
+  if (map instanceof OneEntryMap) return new Map([[map.key, map.value], [key, value]]);
+  map.set(key, value);
+  return map;
+}
+
 /**
  * The host's record of one extension process: its connection, state and what it registered. A
  * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
@@ -77,8 +86,9 @@ export class LoadedExtension implements ProcessWatcher {
   error: ExtensionHostError | undefined;
   version: string | undefined;
   capabilities: readonly string[] = NO_CAPABILITIES;
-  private commandMap: Map<string, CommandEntry> | undefined;
-  private toolMap: Map<string, ToolEntry> | undefined;
+  // One entry in two fields, a Map from the second (one-entry-map.ts).
+  private commandMap: Map<string, CommandEntry> | OneEntryMap<string, CommandEntry> | undefined;
+  private toolMap: Map<string, ToolEntry> | OneEntryMap<string, ToolEntry> | undefined;
   private eventSet: Set<string> | undefined;
   private interceptSet: Set<string> | undefined;
   private refusalMap: Map<string, number> | undefined;
@@ -155,11 +165,11 @@ export class LoadedExtension implements ProcessWatcher {
   }
 
   setCommand(key: string, entry: CommandEntry): void {
-    (this.commandMap ??= new Map()).set(key, entry);
+    this.commandMap = withEntry(this.commandMap, key, entry);
   }
 
   setTool(name: string, entry: ToolEntry): void {
-    (this.toolMap ??= new Map()).set(name, entry);
+    this.toolMap = withEntry(this.toolMap, name, entry);
   }
 
   addEvent(event: string): void {
@@ -209,7 +219,7 @@ export class LoadedExtension implements ProcessWatcher {
 
   /** Whether `markReady` would move it: starting, said hello, not given up. */
   get canBecomeReady(): boolean {
-    return !this.retired && this.state === 'starting' && this.process.hello !== undefined;
+    return !this.retired && this.state === 'starting' && this.process.saidHello;
   }
 
   markReady(via: ReadyVia, reason?: string): boolean {

@@ -12,7 +12,7 @@ import type { HostContext } from './context.js';
 import { becomeReady, endExtension, stateChanged } from './extension-state.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
-import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
+import { LoadedExtension, type Carried, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
 import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
@@ -61,7 +61,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
-  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
+  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
   return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
@@ -95,14 +95,28 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
   return ext;
 }
 
-/** A slot whose state machine reports to the host through the slot (its context), not a closure. */
-function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
-  const slot: ExtensionSlot & { host: HostContext } = { spec, supervisor: new Supervisor(resolveRestartPolicy(ctx.options.restart)), lifecycle: undefined!, carry: undefined, host: ctx };
-  (slot as { lifecycle: Lifecycle }).lifecycle = new Lifecycle(spec.name, slotStateChanged, slot);
-  return slot;
+/** The slot is its own state machine (one object, not two), which reports to the host through it, not a closure. */
+class Slot extends Lifecycle implements ExtensionSlot {
+  carry: Carried | undefined = undefined;
+
+  constructor(
+    readonly spec: ExtensionSpec,
+    readonly supervisor: Supervisor,
+    readonly host: HostContext,
+  ) {
+    super(spec.name, slotStateChanged);
+  }
+
+  get lifecycle(): Lifecycle {
+    return this;
+  }
 }
 
-function slotStateChanged(this: ExtensionSlot & { host: HostContext }, change: StateChange): void {
+function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
+  return new Slot(spec, new Supervisor(resolveRestartPolicy(ctx.options.restart)), ctx);
+}
+
+function slotStateChanged(this: Slot, change: StateChange): void {
   stateChanged(this.host, this.spec.name, this.supervisor, change);
 }
 

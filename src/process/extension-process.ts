@@ -32,7 +32,8 @@ const NO_CAPABILITIES: readonly ProtocolCapability[] = Object.freeze([]);
  * It is its Connection's options and its transport's watcher itself: no objects or closures for them.
  */
 export class ExtensionProcess extends ProcessBase implements HookedProcess, ConnectionOptions, TransportWatcher {
-  hello: HelloFrame | undefined;
+  /** It said hello (start() resolved the frame; the frame itself is not kept). */
+  saidHello = false;
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
   capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
   // For the connection (ConnectionOptions).
@@ -226,7 +227,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   }
 
   private acceptHello(frame: HelloFrame): void {
-    this.hello = frame;
+    this.saidHello = true;
     if (frame.name !== this.name) {
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
