@@ -142,11 +142,12 @@ export class OutboundWriter {
     this.flush();
   }
 
-  private readonly onWritten = (): void => {
+  /** A write left in progress completed (the transport calls it with the writer as `this`: no closure per writer). */
+  private onWritten(): void {
     this.written();
     // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
     if (!this.flushScheduled && !this.queue.empty) this.flush();
-  };
+  }
 
   private written(): void {
     if (++this.writesDone === this.writesIssued) {
@@ -174,7 +175,7 @@ export class OutboundWriter {
       this.writesIssued++;
       const chunk = this.queue.take(WRITE_CHUNK_CHARS)!;
       this.charsIssued += chunk.length;
-      if (transport.write(chunk, this.onWritten) !== true) {
+      if (transport.write(chunk, this.onWritten, this) !== true) {
         if (transport.writing) this.stuck.writing();
         return;
       }

@@ -111,9 +111,6 @@ export class LoadedExtension implements ProcessWatcher {
   security: ExtensionSecurity = UNRESTRICTED;
 
   constructor(
-    readonly name: string,
-    readonly dir: string,
-    readonly source: ExtensionInfo['source'],
     readonly order: number,
     readonly process: ExtensionProcess,
     /** The host it belongs to (its process's listeners reach the host through it, not through closures). */
@@ -140,6 +137,19 @@ export class LoadedExtension implements ProcessWatcher {
 
   processExit(info: ExitInfo): void {
     onExtensionExit(this.host, this, info);
+  }
+
+  // Its spec's, not copies (a record per process, the spec per slot).
+  get name(): string {
+    return this.slot.spec.name;
+  }
+
+  get dir(): string {
+    return this.slot.spec.dir;
+  }
+
+  get source(): ExtensionInfo['source'] {
+    return this.slot.spec.source;
   }
 
   /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */

@@ -90,7 +90,7 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
-  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, ctx, slot);
+  const ext = new LoadedExtension(order, proc, ctx, slot);
   ext.security = security;
   return ext;
 }

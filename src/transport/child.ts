@@ -127,10 +127,6 @@ function added<F extends (...args: never[]) => void>(listeners: F | F[] | undefi
 
 /** A spawned child as a ChildHandle: one object with prototype methods (it lives as long as the extension). */
 class SpawnedChild implements ChildHandle {
-  readonly pid: number | undefined;
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable | undefined;
   // Listeners are attached by the caller a few ticks later: remember what happened until then.
   private exitStatus: [number | null, NodeJS.Signals | null] | undefined;
   private spawnError: Error | undefined;
@@ -142,15 +138,28 @@ class SpawnedChild implements ChildHandle {
   private strays: ProcessRef[] | undefined;
 
   constructor(private readonly child: ChildProcess) {
-    this.pid = child.pid;
-    this.stdin = child.stdin!;
-    this.stdout = child.stdout!;
-    this.stderr = child.stderr ?? undefined;
     // Shared listeners that find this handle on the child (which only it uses), not two closures
     // per child; on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
     (child as TaggedChild)[HANDLE] = this;
     child.on('exit', onChildExit);
     child.on('error', onChildError);
+  }
+
+  // The child's own fields, not copies of them.
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get stdin(): Writable {
+    return this.child.stdin!;
+  }
+
+  get stdout(): Readable {
+    return this.child.stdout!;
+  }
+
+  get stderr(): Readable | undefined {
+    return this.child.stderr ?? undefined;
   }
 
   /** The child's 'exit'. */

@@ -83,9 +83,10 @@ export interface Transport {
   send(line: string): boolean;
   /**
    * Writes `chunk` (LF-terminated lines, or a piece of a long one); `done` runs once it is taken, in
-   * order. `true`: it was taken at once, and `done` is not called.
+   * order, with `context` as `this` (a prototype method needs no closure). `true`: it was taken at
+   * once, and `done` is not called.
    */
-  write(chunk: string, done: () => void): boolean | void;
+  write(chunk: string, done: () => void, context?: unknown): boolean | void;
   /** Drops the input at once: nothing more can be written (the peer sees its input end). */
   closeInput(): void;
   /**

@@ -231,7 +231,8 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     return false;
   }
 
-  write(chunk: string, done: () => void): void {
+  write(chunk: string, callback: () => void, context?: unknown): void {
+    const done = context === undefined ? callback : () => callback.call(context);
     if (!this.writable) {
       setImmediate(done);
       return;
