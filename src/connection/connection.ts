@@ -182,7 +182,8 @@ export class Connection implements WriterOptions {
 
   /** A failed request: rejects, or resolves with what the mapper makes of the error. */
   refuse(error: ExtensionHostError, mapper: ResponseMapper<ExtensionFrame, unknown> | undefined): Promise<unknown> {
-    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then(mapper.error);
+    // Called as a method: a mapper may be a class instance.
+    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then((e) => mapper.error(e));
   }
 
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
