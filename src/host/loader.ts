@@ -52,7 +52,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
-    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], url: ext.manifest.url, headers: ext.manifest.headers, envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
+    else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
   }
   ctx.adapterList = undefined;
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
@@ -65,6 +65,16 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
   return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
+}
+
+/** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
+function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: { exec?: string | undefined; args?: readonly string[] | undefined; url?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; env?: readonly string[] | undefined; permissions?: readonly string[] | undefined }): ExtensionSpec {
+  const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [] };
+  if (manifest.url !== undefined) spec.url = manifest.url;
+  if (manifest.headers !== undefined) spec.headers = manifest.headers;
+  if (manifest.env !== undefined) spec.envDeclared = manifest.env;
+  if (manifest.permissions !== undefined) spec.permissionsRequested = manifest.permissions;
+  return spec;
 }
 
 /**
