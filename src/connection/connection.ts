@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { PendingTable } from './pending-table.js';
-import { OutboundWriter } from './writer.js';
+import { OutboundWriter, type WriterOptions } from './writer.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
@@ -46,7 +46,7 @@ export const MAX_CANCELLED_IDS = 256;
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
-export class Connection {
+export class Connection implements WriterOptions {
   /** Keyed by the request's number (see pending-table.ts for why not a Map). */
   private readonly pending = new PendingTable<Pending>();
   private seq = 0;
@@ -54,7 +54,8 @@ export class Connection {
   /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
   private readonly idJsonPrefix: string;
   private readonly writer: OutboundWriter;
-  private readonly deadlines = new Deadlines<Pending>((entry, ms) => this.onRequestTimeout(entry, ms));
+  /** Made by the first request with a deadline (an idle extension never has one). */
+  private deadlines: Deadlines<Pending> | undefined;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
   /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
@@ -66,13 +67,29 @@ export class Connection {
   ) {
     this.idPrefix = `${options.idPrefix}:`;
     this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
-    this.writer = new OutboundWriter(transport, {
-      stuckMs: options.stuckMs,
-      onStuck: () => this.onStuck(),
-      onEndOfTick: () => this.deadlines.endTick(),
-      stats: options.stats,
-      maxQueuedChars: options.maxOutboundBytes,
-    });
+    // The connection is the writer's options: no options object and no closures per connection.
+    this.writer = new OutboundWriter(transport, this);
+  }
+
+  // For the writer (WriterOptions).
+  get stuckMs(): number {
+    return this.options.stuckMs;
+  }
+
+  get stats(): { framesOut: number } {
+    return this.options.stats;
+  }
+
+  get maxQueuedChars(): number {
+    return this.options.maxOutboundBytes;
+  }
+
+  onEndOfTick(): void {
+    this.deadlines?.endTick();
+  }
+
+  private get timers(): Deadlines<Pending> {
+    return (this.deadlines ??= new Deadlines<Pending>((entry, ms) => this.onRequestTimeout(entry, ms)));
   }
 
   /** Characters waiting to be written. */
@@ -151,7 +168,7 @@ export class Connection {
       };
       // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
       const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
-      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.deadlines.join(entry, first);
+      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
       if (signal !== undefined) {
         const onAbort = () => {
           const pending = this.pending.has(seq);
@@ -169,7 +186,8 @@ export class Connection {
 
   /** A failed request: rejects, or resolves with what the mapper makes of the error. */
   refuse(error: ExtensionHostError, mapper: ResponseMapper<ExtensionFrame, unknown> | undefined): Promise<unknown> {
-    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then(mapper.error);
+    // Called as a method: a mapper may be a class instance.
+    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then((e) => mapper.error(e));
   }
 
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
@@ -231,7 +249,7 @@ export class Connection {
     if (watch.resetMs !== undefined) {
       const left = watch.until - performance.now();
       if (left <= watch.resetMs) watch.capped = true;
-      this.deadlines.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
+      this.timers.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
     }
     watch.onProgress?.(frame);
     return entry;
@@ -252,7 +270,7 @@ export class Connection {
   close(error?: ExtensionHostError): void {
     if (error !== undefined) this.rejectAll(error);
     this.writer.stop();
-    this.deadlines.clear();
+    this.deadlines?.clear();
   }
 
   /** Tells the extension to stop a request that settled here (aborted or timed out); bounded like any one-way frame. */
@@ -264,7 +282,9 @@ export class Connection {
   }
 
   private release(entry: Pending): void {
-    this.deadlines.release(entry);
+    const deadlines = this.deadlines;
+    if (deadlines !== undefined) deadlines.release(entry);
+    else entry.settled = true;
     entry.extra?.cleanup?.();
   }
 
@@ -293,8 +313,8 @@ export class Connection {
     if (this.cancels) this.cancel(this.idOf(entry), 'timeout');
   }
 
-  /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request. */
-  private onStuck(): void {
+  /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request (for the writer). */
+  onStuck(): void {
     // A closed input never progresses, and is not stuck: its end is handled where it closed.
     if (this.options.isOver() || !this.transport.writable) return;
     const message = `${this.options.name} read nothing from its stdin for ${this.options.stuckMs} ms (${this.writer.queuedChars} bytes waiting); it is stuck and is being stopped; see ${this.options.logPath}`;

@@ -95,13 +95,23 @@ export class Deadlines<T extends Timed> {
   release(entry: T): void {
     entry.settled = true;
     const group = entry.deadline as DeadlineGroup<T> | undefined;
-    if (group !== undefined && --group.live === 0 && !group.kept) this.clearGroup(group);
+    if (group !== undefined && --group.live === 0) this.emptied(group);
+  }
+
+  /** The last live entry of `group` left it: a kept group keeps its timer, not the requests (nor their calls' objects). */
+  private emptied(group: DeadlineGroup<T>): void {
+    if (!group.kept) {
+      this.clearGroup(group);
+      return;
+    }
+    group.first = undefined;
+    group.more = undefined;
   }
 
   /** Gives `entry` a new deadline of `timeoutMs` from now; its old group's timer skips it. */
   move(entry: T, timeoutMs: number): void {
     const old = entry.deadline as DeadlineGroup<T> | undefined;
-    if (old !== undefined && --old.live === 0 && !old.kept) this.clearGroup(old);
+    if (old !== undefined && --old.live === 0) this.emptied(old);
     const wasOpen = this.openGroup(timeoutMs) !== undefined;
     entry.deadline = this.join(entry, timeoutMs);
     // endTick() runs only after a tick that wrote something: a group opened here must not stay

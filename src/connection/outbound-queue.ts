@@ -96,27 +96,29 @@ export class OutboundQueue {
 
 /**
  * Calls `onStuck` when a write stays in progress for `ms` without completing. A write that
- * completes is progress: the next one's deadline starts afresh. One timer, reused.
+ * completes is progress: the next one's deadline starts afresh. One timer, reused, made at the
+ * first write left in progress (most extensions never have one).
  */
 export class StuckWatch {
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
-  private readonly enabled: boolean;
 
+  /** `context` is `this` for `onStuck` (a prototype method needs no closure). */
   constructor(
     private readonly ms: number,
     private readonly onStuck: () => void,
-  ) {
-    // Above 2^31-1 ms (Infinity included) there is no deadline.
-    this.enabled = Number.isFinite(ms) && ms <= MAX_TIMER_MS;
-  }
+    private readonly context?: unknown,
+  ) {}
 
   /** A write was left in progress: the stuck deadline runs from now. */
   writing(): void {
-    if (!this.enabled) return;
+    const { ms } = this;
+    // Above 2^31-1 ms (Infinity included) there is no deadline.
+    if (!Number.isFinite(ms) || ms > MAX_TIMER_MS) return;
     this.busy = true;
     if (this.timer === undefined) {
-      this.timer = setTimeout(this.fire, Math.max(0, this.ms));
+      // A shared function with the watch as its argument: no closure per watch.
+      this.timer = setTimeout(fireStuck, Math.max(0, ms), this);
       this.timer.unref?.();
     } else {
       this.timer.refresh();
@@ -134,7 +136,12 @@ export class StuckWatch {
     this.timer = undefined;
   }
 
-  private readonly fire = (): void => {
-    if (this.busy) this.onStuck();
-  };
+  /** The timer fired. */
+  fire(): void {
+    if (this.busy) this.onStuck.call(this.context);
+  }
+}
+
+function fireStuck(watch: StuckWatch): void {
+  watch.fire();
 }

@@ -14,6 +14,9 @@ export interface Numbered {
 
 const INITIAL_SLOTS = 16;
 
+/** The slots of a table that has had no entry: a connection that sends no request holds none. Never written. */
+const NO_SLOTS: readonly undefined[] = Object.freeze([]);
+
 const bySeq = (a: Numbered, b: Numbered): number => a.seq - b.seq;
 
 /**
@@ -22,8 +25,9 @@ const bySeq = (a: Numbered, b: Numbered): number => a.seq - b.seq;
  * half in use; otherwise it waits in a small Map beside them.
  */
 export class PendingTable<T extends Numbered> {
-  private slots: (T | undefined)[] = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
-  private mask = INITIAL_SLOTS - 1;
+  // Made by the first add() (see NO_SLOTS); mask 0 reads index 0 of the empty slots: undefined.
+  private slots: (T | undefined)[] = NO_SLOTS as (T | undefined)[];
+  private mask = 0;
   /** Entries whose slot was taken. */
   private overflow: Map<number, T> | undefined;
   /** Entries in the table. */
@@ -41,6 +45,10 @@ export class PendingTable<T extends Numbered> {
 
   /** Adds an entry whose number is not in the table. */
   add(entry: T): void {
+    if (this.slots === NO_SLOTS) {
+      this.slots = new Array<T | undefined>(INITIAL_SLOTS).fill(undefined);
+      this.mask = INITIAL_SLOTS - 1;
+    }
     this.size++;
     if (this.place(entry)) return;
     if (this.size * 2 > this.slots.length) {
@@ -74,7 +82,7 @@ export class PendingTable<T extends Numbered> {
   }
 
   clear(): void {
-    this.slots.fill(undefined);
+    if (this.slots !== NO_SLOTS) this.slots.fill(undefined);
     this.overflow = undefined;
     this.size = 0;
   }

@@ -77,7 +77,8 @@ export function progressWatch(options: RequestOptions, timeoutMs: number | undef
 /**
  * Turns a request's response, or its failure, into the value the request resolves with, when it
  * settles: a caller that maps every outcome anyway saves a promise and a microtask per request.
- * The request then never rejects (unless a mapper throws).
+ * The request then never rejects (unless a mapper throws). Both are called as methods of the
+ * mapper (it may be a class instance: no closures per extension).
  */
 export interface ResponseMapper<T, R> {
   frame(frame: T): R;

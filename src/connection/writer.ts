@@ -71,7 +71,7 @@ export class OutboundWriter {
     private readonly transport: Transport,
     private readonly options: WriterOptions,
   ) {
-    this.stuck = new StuckWatch(options.stuckMs, options.onStuck);
+    this.stuck = new StuckWatch(options.stuckMs, options.onStuck, options);
     this.stats = options.stats;
     this.maxQueuedChars = options.maxQueuedChars;
   }
@@ -175,13 +175,14 @@ export class OutboundWriter {
     this.flush();
   }
 
-  private readonly onWritten = (): void => {
+  /** A write left in progress completed (the transport calls it with the writer as `this`: no closure per writer). */
+  private onWritten(): void {
     this.inProgress = false;
     this.charsDone = this.charsIssued;
     this.stuck.progressed();
     // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
     if (!this.flushScheduled && !this.queue.empty) this.flush();
-  };
+  }
 
   /**
    * Writes what is queued, in writes of at most WRITE_CHUNK_CHARS, unless a write is still in
@@ -203,7 +204,7 @@ export class OutboundWriter {
       this.charsIssued += chunk.length;
       let taken: boolean | void;
       try {
-        taken = transport.write(chunk, this.onWritten);
+        taken = transport.write(chunk, this.onWritten, this);
       } catch (err) {
         // A stream whose write() throws (an in-memory one, after destroy) took nothing, and never
         // calls back: the chunk counts as done (errs towards "written", as unwritten() does), or

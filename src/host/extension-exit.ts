@@ -17,7 +17,7 @@ export function onExtensionExit(ctx: HostContext, ext: LoadedExtension, info: Ex
   // A retired process was given up for a restart: its end is expected.
   if (ctx.byName.get(ext.name) !== ext || ext.retired || ext.state === 'stopped') return;
   const exit = { name: ext.name, code: info.code, signal: info.signal, reason: info.reason };
-  if (ext.state === 'starting' && ext.process.hello === undefined) {
+  if (ext.state === 'starting' && !ext.process.saidHello) {
     ctx.out.emit('extension:exit', exit); // startExtension reports the failure
     return;
   }

@@ -76,6 +76,7 @@ export class Lifecycle {
     const from = this.current;
     if (!canMove(from, to)) throw new IllegalTransitionError(this.extension, from, to);
     this.current = to;
-    this.onChange.call(this.context, { from, to, reason });
+    // Without a context, the state machine itself (a subclass's shared function reads it).
+    this.onChange.call(this.context ?? this, { from, to, reason });
   }
 }

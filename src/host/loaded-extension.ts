@@ -2,7 +2,11 @@ import { ExtensionHostError } from '../errors.js';
 import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { Interceptor } from '../intercept/types.js';
-import type { ExtensionProcess } from '../process/extension-process.js';
+import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import { onExtensionExit } from './extension-exit.js';
+import { routeFrame } from './frame-router.js';
+import { toolProgressEvent } from './progress.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Supervisor } from './supervisor.js';
 import type { HostContext } from './context.js';
@@ -10,6 +14,7 @@ import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemo
 import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
 import type { FrameRates } from './frame-rates.js';
 import { scopeNames } from './permissions.js';
+import { OneEntryMap } from './one-entry-map.js';
 
 const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
 
@@ -64,19 +69,28 @@ type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unkno
 const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
 const NO_NAMES: ReadonlySet<string> = new Set();
 
+/** `map` with `key` set to `value`: one entry needs no Map. */
+function withEntry<V>(map: Map<string, V> | OneEntryMap<string, V> | undefined, key: string, value: V): Map<string, V> | OneEntryMap<string, V> {
+  if (map === undefined || (map instanceof OneEntryMap && map.key === key)) return new OneEntryMap(key, value);
+  if (map instanceof OneEntryMap) return new Map([[map.key, map.value], [key, value]]);
+  map.set(key, value);
+  return map;
+}
+
 /**
  * The host's record of one extension process: its connection, state and what it registered. A
  * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
  * Collections and the limiter are made when first written: an idle extension holds none of them.
  */
-export class LoadedExtension {
+export class LoadedExtension implements ProcessWatcher {
   readyVia: ReadyVia | undefined;
   readyMs: number | undefined;
   error: ExtensionHostError | undefined;
   version: string | undefined;
   capabilities: readonly string[] = NO_CAPABILITIES;
-  private commandMap: Map<string, CommandEntry> | undefined;
-  private toolMap: Map<string, ToolEntry> | undefined;
+  // One entry in two fields, a Map from the second (one-entry-map.ts).
+  private commandMap: Map<string, CommandEntry> | OneEntryMap<string, CommandEntry> | undefined;
+  private toolMap: Map<string, ToolEntry> | OneEntryMap<string, ToolEntry> | undefined;
   private eventSet: Set<string> | undefined;
   private interceptSet: Set<string> | undefined;
   private refusalMap: Map<string, number> | undefined;
@@ -101,9 +115,6 @@ export class LoadedExtension {
   security: ExtensionSecurity = UNRESTRICTED;
 
   constructor(
-    readonly name: string,
-    readonly dir: string,
-    readonly source: ExtensionInfo['source'],
     readonly order: number,
     readonly process: ExtensionProcess,
     /** The host it belongs to (its process's listeners reach the host through it, not through closures). */
@@ -113,6 +124,36 @@ export class LoadedExtension {
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
     });
+  }
+
+  // What its process tells it (ProcessWatcher; set in startExtension).
+  processFrame(frame: ExtensionFrame): void {
+    routeFrame(this.host, this, frame);
+  }
+
+  processDiagnostic(d: ProcessDiagnostic): void {
+    this.host.diagnostics.fromProcess(this, d);
+  }
+
+  processProgress(frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+    toolProgressEvent(this.host, this, frame, request);
+  }
+
+  processExit(info: ExitInfo): void {
+    onExtensionExit(this.host, this, info);
+  }
+
+  // Its spec's, not copies (a record per process, the spec per slot).
+  get name(): string {
+    return this.slot.spec.name;
+  }
+
+  get dir(): string {
+    return this.slot.spec.dir;
+  }
+
+  get source(): ExtensionInfo['source'] {
+    return this.slot.spec.source;
   }
 
   /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */
@@ -138,11 +179,11 @@ export class LoadedExtension {
   }
 
   setCommand(key: string, entry: CommandEntry): void {
-    (this.commandMap ??= new Map()).set(key, entry);
+    this.commandMap = withEntry(this.commandMap, key, entry);
   }
 
   setTool(name: string, entry: ToolEntry): void {
-    (this.toolMap ??= new Map()).set(name, entry);
+    this.toolMap = withEntry(this.toolMap, name, entry);
   }
 
   addEvent(event: string): void {
@@ -194,7 +235,7 @@ export class LoadedExtension {
 
   /** Whether `markReady` would move it: starting, said hello, not given up. */
   get canBecomeReady(): boolean {
-    return !this.retired && this.state === 'starting' && this.process.hello !== undefined;
+    return !this.retired && this.state === 'starting' && this.process.saidHello;
   }
 
   markReady(via: ReadyVia, reason?: string): boolean {

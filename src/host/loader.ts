@@ -6,18 +6,14 @@ import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
 import { settlesWithin } from '../transport/settles-within.js';
 import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess, type ExitInfo, type HostInfo, type Launch, type ProcessDiagnostic, type ProcessTimeouts, type RequestFrame, type RequestType } from '../process/extension-process.js';
-import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import { ExtensionProcess, type HostInfo, type Launch, type ProcessTimeouts } from '../process/extension-process.js';
 import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
-import { onExtensionExit } from './extension-exit.js';
 import { becomeReady, endExtension, stateChanged } from './extension-state.js';
-import { routeFrame } from './frame-router.js';
-import { toolProgressEvent } from './progress.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
-import { LoadedExtension, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
+import { LoadedExtension, type Carried, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
 import { fromDiscovery, reportRefusedManifests } from './manifest-problems.js';
 import { closeAllPanels } from './panels.js';
 import { restartAttemptFailed } from './restarts.js';
@@ -59,7 +55,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
-    else toStart.push({ name: ext.name, dir: ext.dir, source: ext.source, exec: ext.manifest.exec ?? '', args: ext.manifest.args ?? [], url: ext.manifest.url, headers: ext.manifest.headers, envDeclared: ext.manifest.env, permissionsRequested: ext.manifest.permissions });
+    else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
   }
   ctx.adapterList = undefined;
   ctx.subscribers = undefined;
@@ -69,10 +65,20 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
-  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.hello !== undefined, hello, helloJoin, late(ext))));
+  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
   return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
+}
+
+/** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
+function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: { exec?: string | undefined; args?: readonly string[] | undefined; url?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; env?: readonly string[] | undefined; permissions?: readonly string[] | undefined }): ExtensionSpec {
+  const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [] };
+  if (manifest.url !== undefined) spec.url = manifest.url;
+  if (manifest.headers !== undefined) spec.headers = manifest.headers;
+  if (manifest.env !== undefined) spec.envDeclared = manifest.env;
+  if (manifest.permissions !== undefined) spec.permissionsRequested = manifest.permissions;
+  return spec;
 }
 
 /**
@@ -98,19 +104,33 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
   });
-  const ext = new LoadedExtension(spec.name, spec.dir, spec.source, order, proc, ctx, slot);
+  const ext = new LoadedExtension(order, proc, ctx, slot);
   ext.security = security;
   return ext;
 }
 
-/** A slot whose state machine reports to the host through the slot (its context), not a closure. */
-function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
-  const slot: ExtensionSlot & { host: HostContext } = { spec, supervisor: new Supervisor(resolveRestartPolicy(ctx.options.restart)), lifecycle: undefined!, carry: undefined, host: ctx };
-  (slot as { lifecycle: Lifecycle }).lifecycle = new Lifecycle(spec.name, slotStateChanged, slot);
-  return slot;
+/** The slot is its own state machine (one object, not two), which reports to the host through it, not a closure. */
+class Slot extends Lifecycle implements ExtensionSlot {
+  carry: Carried | undefined = undefined;
+
+  constructor(
+    readonly spec: ExtensionSpec,
+    readonly supervisor: Supervisor,
+    readonly host: HostContext,
+  ) {
+    super(spec.name, slotStateChanged);
+  }
+
+  get lifecycle(): Lifecycle {
+    return this;
+  }
 }
 
-function slotStateChanged(this: ExtensionSlot & { host: HostContext }, change: StateChange): void {
+function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
+  return new Slot(spec, new Supervisor(resolveRestartPolicy(ctx.options.restart)), ctx);
+}
+
+function slotStateChanged(this: Slot, change: StateChange): void {
   stateChanged(this.host, this.spec.name, this.supervisor, change);
 }
 
@@ -157,11 +177,8 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
  */
 export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
   const proc = ext.process;
-  // Listeners with `ext` as their context: no closure per listener per extension.
-  proc.on('frame', onFrame, ext);
-  proc.on('diagnostic', onDiagnostic, ext);
-  proc.on('progress', onProgress, ext);
-  proc.on('exit', onExit, ext);
+  // The record is told by method calls: no closure nor listener record per event per extension.
+  proc.watcher = ext;
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
   const { ready, readyIdle } = ctx.timeouts;
@@ -198,22 +215,6 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
     idle = grace = undefined;
   }
-}
-
-function onFrame(this: LoadedExtension, frame: ExtensionFrame): void {
-  routeFrame(this.host, this, frame);
-}
-
-function onDiagnostic(this: LoadedExtension, d: ProcessDiagnostic): void {
-  this.host.diagnostics.fromProcess(this, d);
-}
-
-function onProgress(this: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void {
-  toolProgressEvent(this.host, this, frame, request);
-}
-
-function onExit(this: LoadedExtension, info: ExitInfo): void {
-  onExtensionExit(this.host, this, info);
 }
 
 /** The report of the current start; `failed` are the extensions that failed in it. */

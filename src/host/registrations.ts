@@ -38,8 +38,10 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
   }
   if (!registrationAllowed(ctx, ext, 'command /', name, registrationChars(name, description))) return;
   if (takeOverCommand(ctx, ext, key, name, description)) return;
-  const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: { description } });
-  ext.setCommand(key, { name, description });
+  // One object for the extension's record and the registry's value.
+  const entry = { name, description };
+  const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
+  ext.setCommand(key, entry);
   if (conflict !== undefined) recordConflict(ctx, 'command', `/${conflict.name}`, conflict.loser, conflict.winner);
   if (ext.state === 'ready') ctx.commandsChangedSoon();
 }
@@ -63,8 +65,9 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
   }
   if (!registrationAllowed(ctx, ext, 'tool ', name, registrationChars(name, description, schema))) return;
   if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
-  const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: { description, schema, deferred } });
-  ext.setTool(name, { name, description, schema, deferred });
+  const entry = { name, description, schema, deferred };
+  const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
+  ext.setTool(name, entry);
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
   if (changed && !deferred && ext.state === 'ready') toolsChangedSoon(ctx);
 }

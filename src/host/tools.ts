@@ -49,13 +49,27 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
 function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<ToolResultFrame, ToolResult> {
   let mapper = ctx.toolMappers.get(ext);
   if (mapper === undefined) {
-    mapper = {
-      frame: (frame) => toolResult(ctx, ext, frame),
-      error: (err) => failedResult(toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath }), ext.name),
-    };
+    mapper = new ToolMapper(ctx, ext);
     ctx.toolMappers.set(ext, mapper);
   }
   return mapper;
+}
+
+/** One per extension that was called, kept with it: methods, not two closures and their context. */
+class ToolMapper implements ResponseMapper<ToolResultFrame, ToolResult> {
+  constructor(
+    private readonly ctx: HostContext,
+    private readonly ext: LoadedExtension,
+  ) {}
+
+  frame(frame: ToolResultFrame): ToolResult {
+    return toolResult(this.ctx, this.ext, frame);
+  }
+
+  error(err: unknown): ToolResult {
+    const { ext } = this;
+    return failedResult(toHostError(err, ErrorCode.BAD_RESPONSE, { extension: ext.name, logPath: ext.logPath }), ext.name);
+  }
 }
 
 function toolResult(ctx: HostContext, ext: LoadedExtension, frame: ToolResultFrame): ToolResult {

@@ -80,7 +80,7 @@ export class HostTracer {
         if (callId === undefined) span.setAttribute('gen_ai.tool.call.id', frame.id);
         return mapper.frame(frame);
       },
-      error: mapper.error,
+      error: (err) => mapper.error(err),
     };
     return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
       if (result === undefined) return;

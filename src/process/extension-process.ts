@@ -1,29 +1,26 @@
 // One extension connection: a Transport (bytes, the process) under a Connection (ids, deadlines,
 // batching), composed with the handshake, the decoding of lines and the stop sequence.
-import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { Connection } from '../connection/connection.js';
+import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
-import { isLineProblem, type LineProblem } from '../protocol/decode-line.js';
+import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
-import type { Transport, TransportExit, TransportFault } from '../transport/transport.js';
+import type { Transport, TransportExit, TransportFault, TransportWatcher } from '../transport/transport.js';
 import { CodecGate } from './codec-gate.js';
-import { DiagnosticLimiter } from './diagnostic-limiter.js';
 import { faultEnding } from './faults.js';
 import { HelloWait } from './hello-wait.js';
-import { ExtensionLog, logPathFor } from './log.js';
-import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats } from './types.js';
-import { redact } from './redact.js';
+import type { ExitInfo, ExtensionProcessOptions } from './types.js';
+import { ProcessBase } from './process-base.js';
 import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
-import { ConnectionHooks, GateHooks, type HookedProcess } from './process-hooks.js';
+import { GateHooks, type HookedProcess } from './process-hooks.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
-export type { ExitInfo, ExtensionProcessOptions, HostInfo, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessTimeouts } from './types.js';
+export type { ExitInfo, ExtensionProcessOptions, HostInfo, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessTimeouts, ProcessWatcher } from './types.js';
 
 type State = 'idle' | 'starting' | 'running' | 'stopping' | 'closed';
 
@@ -32,28 +29,27 @@ const NO_CAPABILITIES: readonly ProtocolCapability[] = Object.freeze([]);
 /**
  * One extension connection: spawn, handshake, request correlation, deadlines, shutdown.
  * Every pending request settles exactly once; nothing from this process outlives `exit`.
+ * It is its Connection's options and its transport's watcher itself: no objects or closures for them.
  */
-export class ExtensionProcess extends EventEmitter<ProcessEvents> implements HookedProcess {
-  readonly name: string;
-  readonly dir: string;
-  readonly logPath: string;
-  readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
-  hello: HelloFrame | undefined;
+export class ExtensionProcess extends ProcessBase implements HookedProcess, ConnectionOptions, TransportWatcher {
+  /** It said hello (start() resolved the frame; the frame itself is not kept). */
+  saidHello = false;
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
   capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
-  private readonly log: ExtensionLog;
+  // For the connection (ConnectionOptions).
+  readonly idPrefix: string;
+  readonly maxFrameBytes: number;
+  readonly maxOutboundBytes: number;
+  readonly stuckMs: number;
   // What is used after construction, not the options object (and its launch) for the process's life.
   private readonly host: ExtensionProcessOptions['host'];
   private readonly offered: ExtensionProcessOptions['capabilities'];
   private readonly helloTimeout: number;
-  private readonly secrets: ExtensionProcessOptions['secrets'];
   private readonly transport: Transport;
   private readonly connection: Connection;
   /** transport.start() resolved: there is a peer to stop. */
   private connected = false;
   private state: State = 'idle';
-  /** Made at the first diagnostic (most extensions never send a bad line). */
-  private limiter: DiagnosticLimiter<undefined> | undefined;
   private exitInfo: ExitInfo | undefined;
   /** Made when someone waits for the exit (`exited`). */
   private exitPromise: Promise<ExitInfo> | undefined;
@@ -64,36 +60,32 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
   private endReason: ExitInfo['reason'] | undefined;
   /** Set when the peer exits: how the connection ends once its last lines are read. */
   private ending: { reason: ExitInfo['reason']; error: ExtensionHostError } | undefined;
-  /** Decodes lines; holds them while the frame schemas load, for a line that needs them. */
-  private readonly gate: CodecGate;
+  /** Holds lines while the frame schemas load; made for the first line that needs them. */
+  private gate: CodecGate | undefined;
 
   constructor(options: ExtensionProcessOptions) {
-    super();
-    ({ host: this.host, capabilities: this.offered, secrets: this.secrets } = options);
+    super(options);
+    ({ host: this.host, capabilities: this.offered } = options);
     this.helloTimeout = options.timeouts?.hello ?? 5000;
-    this.name = options.name;
-    this.dir = options.dir;
-    this.logPath = logPathFor(options.logDir, options.name);
-    this.log = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
-    const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const maxFrameBytes = (this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
     const { timeouts } = options;
-    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.log, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: this.helloTimeout });
-    const hooks = new ConnectionHooks(this, options.idPrefix ?? options.name, maxFrameBytes, options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES, timeouts?.stuck ?? 60_000);
-    this.connection = new Connection(this.transport, hooks);
-    this.gate = new CodecGate(new GateHooks(this), maxFrameBytes);
-    // Prototype methods with a context: no closure per listener per extension.
-    this.transport.on('error', this.onFault, this);
-    this.transport.on('exit', this.onPeerExit, this);
-    this.transport.on('close', this.onTransportClose, this);
+    this.idPrefix = options.idPrefix ?? options.name;
+    this.maxOutboundBytes = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
+    this.stuckMs = timeouts?.stuck ?? 60_000;
+    this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.logFile, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: this.helloTimeout });
+    this.connection = new Connection(this.transport, this);
+    this.transport.watch(this);
   }
 
-  // For process-hooks.ts (internal): disconnected or closed; a line the codec gate held; the connection can write no more.
-  get over(): boolean { return this.disconnected !== undefined || this.state === 'closed'; }
+  // Internal (ConnectionOptions, process-hooks.ts): disconnected or closed; a line the codec gate held.
+  isOver(): boolean { return this.disconnected !== undefined || this.state === 'closed'; }
   lineIn(line: string): void { this.onLine(line); }
-  disconnectFor(error: ExtensionHostError, reason: 'stdin_blocked'): void { this.disconnect(error, reason); }
 
-  private onTransportClose(exit: TransportExit): void {
-    this.gate.after(() => this.onPeerClosed(exit));
+  /** Internal (TransportWatcher). */
+  transportClose(exit: TransportExit): void {
+    const { gate } = this;
+    if (gate === undefined) this.onPeerClosed(exit);
+    else gate.after(() => this.onPeerClosed(exit));
   }
 
   get pid(): number | undefined {
@@ -111,17 +103,6 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
   get exited(): Promise<ExitInfo> {
     const info = this.exitInfo;
     return (this.exitPromise ??= info !== undefined ? Promise.resolve(info) : new Promise((resolve) => (this.resolveExit = resolve)));
-  }
-
-  /** Resolves once every `[host]` line logged so far is in the log file. */
-  logFlushed(): Promise<void> {
-    return this.log.flushed();
-  }
-
-  /** Appends a `[host]` line to this extension's log. */
-  logLine(message: string): void {
-    const { secrets } = this;
-    void this.log.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
   }
 
   /**
@@ -144,7 +125,7 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     const wait = (this.helloWait = new HelloWait());
     const began = performance.now();
     try {
-      await this.transport.start((line) => this.onLine(line));
+      await this.transport.start(this.lineIn, this);
     } catch (err) {
       wait.end();
       this.state = 'closed';
@@ -185,17 +166,24 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
   }
 
   private onLine(line: string): void {
-    const decoded = this.gate.decode(line);
+    const { gate } = this;
+    const decoded = gate !== undefined ? gate.decode(line) : decodeLine(line, undefined);
     if (decoded === undefined) return;
-    if (isLineProblem(decoded)) this.onDecoded(decoded, line);
-    else this.onFrame(decoded);
+    if (!isLineProblem(decoded)) this.onFrame(decoded);
+    // The first line that needs the schemas: the gate holds it (decoding it again) while they load.
+    else if (gate === undefined && needsCodec(decoded)) this.codecGate().decode(line);
+    else this.onDecoded(decoded, line);
+  }
+
+  private codecGate(): CodecGate {
+    return (this.gate ??= new CodecGate(new GateHooks(this), this.maxFrameBytes));
   }
 
   private onDecoded(decoded: LineProblem, line: string): void {
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
-      progressLine(line, this.gate, this.connection, this);
+      progressLine(line, this.codecGate(), this.connection, this);
       return;
     }
     this.stats.badLines++;
@@ -230,12 +218,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
         this.diagnose('INVALID_FRAME', 'duplicate hello ignored');
         return;
       default:
+        this.watcher?.processFrame(frame);
         this.emit('frame', frame);
     }
   }
 
   private acceptHello(frame: HelloFrame): void {
-    this.hello = frame;
+    this.saidHello = true;
     if (frame.name !== this.name) {
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
@@ -250,7 +239,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     this.helloWait = undefined;
   }
 
-  private onFault(fault: TransportFault): void {
+  /** Internal (TransportWatcher). */
+  transportFault(fault: TransportFault): void {
     const hello = this.state === 'starting' && this.helloWait?.waiting === true;
     const ending = faultEnding(fault, hello ? 'hello' : this.state === 'running' ? 'running' : 'other', this.errOpts());
     if (ending === undefined) return;
@@ -260,12 +250,13 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     else this.disconnect(ending.error, ending.reason);
   }
 
-  private onPeerExit({ code, signal }: TransportExit): void {
+  /** Internal (TransportWatcher). */
+  transportExit({ code, signal }: TransportExit): void {
     const status = signal !== null ? `signal ${signal}` : `code ${code}`;
     const reject = this.state === 'starting' ? this.helloWait?.end() : undefined;
     if (reject !== undefined) {
       this.state = 'stopping';
-      void this.log.tail(5).then((lines) => {
+      void this.logFile.tail(5).then((lines) => {
         const tail = lines.length > 0 ? ` Last stderr: ${lines.join(' | ')}.` : '';
         reject(this.error(ErrorCode.EXITED_BEFORE_HELLO, `${this.name} exited with ${status} before sending hello.${tail} See ${this.logPath}`, undefined, code, signal));
       });
@@ -289,8 +280,8 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     this.finish({ code, signal, reason: ending.reason });
   }
 
-  /** Ends the connection: pending requests settle with `error`; the process tree is stopped. */
-  private disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void {
+  /** Ends the connection: pending requests settle with `error`; the process tree is stopped (internal: ConnectionOptions). */
+  disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void {
     if (this.disconnected !== undefined) return;
     this.disconnected = error;
     this.endReason = reason;
@@ -304,29 +295,12 @@ export class ExtensionProcess extends EventEmitter<ProcessEvents> implements Hoo
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
     this.state = 'closed';
-    this.log.childEnded();
-    this.limiter?.flush();
+    this.logFile.childEnded();
+    this.flushDiagnostics();
     this.connection.close();
     this.resolveExit?.(info);
+    this.watcher?.processExit(info);
     this.emit('exit', info);
-  }
-
-  /** Reported through the limiter: a flood costs a few lines and a summary per second. */
-  diagnose(code: ProcessDiagnostic['code'], message: string): void {
-    (this.limiter ??= new DiagnosticLimiter<undefined>({ emit: (c, m) => this.emitDiagnostic(c as ProcessDiagnostic['code'], m) })).report(code, message, undefined);
-  }
-
-  private emitDiagnostic(code: ProcessDiagnostic['code'], message: string): void {
-    this.logLine(message);
-    this.emit('diagnostic', { extension: this.name, code, message, logPath: this.logPath });
-  }
-
-  private errOpts() {
-    return { extension: this.name, logPath: this.logPath };
-  }
-
-  private error(code: ErrorCode, message: string, cause?: unknown, exitCode?: number | null, signal?: NodeJS.Signals | null): ExtensionHostError {
-    return new ExtensionHostError(code, message, { ...this.errOpts(), cause, exitCode, signal });
   }
 
   /**

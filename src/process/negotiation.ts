@@ -43,7 +43,7 @@ export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapabi
 interface ProgressSink {
   readonly stats: { badLines: number; framesIn: number };
   diagnose(code: ProcessDiagnostic['code'], message: string): void;
-  emit(event: 'progress', frame: ProgressFrame, request: RequestFrame<RequestType>): boolean;
+  progressed(frame: ProgressFrame, request: RequestFrame<RequestType>): void;
 }
 
 /** A `progress` line of an extension that negotiated "progress": to its pending request, or a counted diagnostic. */
@@ -61,5 +61,5 @@ export function progressLine(line: string, gate: CodecGate, connection: Connecti
   // A request cancelled a moment ago: the extension had not read the cancel yet.
   if (outcome === 'cancelled') return;
   if (outcome === undefined) sink.diagnose('PROGRESS_REFUSED', `progress for unknown or already settled id ${JSON.stringify(frame.id)} dropped`);
-  else sink.emit('progress', frame, outcome.frame);
+  else sink.progressed(frame, outcome.frame);
 }

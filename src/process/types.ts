@@ -85,6 +85,17 @@ export interface ProcessEvents {
   exit: [info: ExitInfo];
 }
 
+/**
+ * The owner of a process (the host's record of it), told what ProcessEvents says by method calls,
+ * before the events' listeners: no listener record per event per extension.
+ */
+export interface ProcessWatcher {
+  processFrame(frame: ExtensionFrame): void;
+  processDiagnostic(diagnostic: ProcessDiagnostic): void;
+  processProgress(frame: ProgressFrame, request: RequestFrame<RequestType>): void;
+  processExit(info: ExitInfo): void;
+}
+
 export interface ProcessStats {
   framesIn: number;
   framesOut: number;

@@ -1,6 +1,8 @@
 import { DEFAULT_MAX_FRAME_BYTES } from './limits.js';
 
 const LF = 0x0a;
+/** The parts of no line: most lines come whole in one chunk, so a decoder holds no array of its own until one does not. Never written. */
+const NO_PARTS: readonly Buffer[] = Object.freeze([]);
 const CR = 0x0d;
 
 export interface LineDecoderOptions {
@@ -20,10 +22,12 @@ export type OverflowSink = (bytesSeen: number, limit: number) => void;
  */
 export class LineDecoder {
   readonly maxFrameBytes: number;
-  private parts: Buffer[] = [];
+  private parts: Buffer[] = NO_PARTS as Buffer[];
   private pendingBytes = 0;
   private overflowed = false;
 
+  // Both sinks are called as methods of the decoder (`this` is the decoder: a subclass's shared
+  // functions read their state from it instead of closing over it).
   constructor(
     private readonly onLine: LineSink,
     private readonly onOverflow: OverflowSink,
@@ -55,7 +59,7 @@ export class LineDecoder {
       } else {
         this.parts.push(chunk.subarray(from, nl));
         const line = Buffer.concat(this.parts, this.pendingBytes + (nl - from));
-        this.parts = [];
+        this.parts = NO_PARTS as Buffer[];
         this.pendingBytes = 0;
         if (!this.emit(line, 0, line.length)) return;
       }
@@ -70,7 +74,9 @@ export class LineDecoder {
         this.overflow(this.pendingBytes);
         return;
       }
-      this.parts.push(start === 0 ? chunk : chunk.subarray(start));
+      const part = start === 0 ? chunk : chunk.subarray(start);
+      if (this.parts === NO_PARTS) this.parts = [part];
+      else this.parts.push(part);
     }
   }
 
@@ -78,7 +84,7 @@ export class LineDecoder {
   end(): void {
     if (this.overflowed || this.parts.length === 0) return;
     const line = Buffer.concat(this.parts, this.pendingBytes);
-    this.parts = [];
+    this.parts = NO_PARTS as Buffer[];
     this.pendingBytes = 0;
     this.emit(line, 0, line.length);
   }
@@ -101,7 +107,7 @@ export class LineDecoder {
 
   private overflow(bytes: number): void {
     this.overflowed = true;
-    this.parts = [];
+    this.parts = NO_PARTS as Buffer[];
     this.pendingBytes = 0;
     this.onOverflow(bytes, this.maxFrameBytes);
   }

@@ -32,8 +32,16 @@ export interface ChildHandle {
   findDescendants?(): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(listener: (error: Error) => void): void;
+  /** Like onError() and onExit() with `watcher`'s methods: no closure per child. Optional. */
+  watch?(watcher: ChildWatcher): void;
   /** Resolves once no process of the tree is left (polls the process group), or after `ms`. */
   treeGone?(ms: number): Promise<void>;
+}
+
+/** What ChildHandle.watch() reports to. */
+export interface ChildWatcher {
+  childFailed(error: Error): void;
+  childExited(code: number | null, signal: NodeJS.Signals | null): void;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -119,24 +127,17 @@ function added<F extends (...args: never[]) => void>(listeners: F | F[] | undefi
 
 /** A spawned child as a ChildHandle: one object with prototype methods (it lives as long as the extension). */
 class SpawnedChild implements ChildHandle {
-  readonly pid: number | undefined;
-  readonly stdin: Writable;
-  readonly stdout: Readable;
-  readonly stderr: Readable | undefined;
   // Listeners are attached by the caller a few ticks later: remember what happened until then.
   private exitStatus: [number | null, NodeJS.Signals | null] | undefined;
   private spawnError: Error | undefined;
   // One listener each is the usual case: an array only for more.
   private exitListeners: ExitListener | ExitListener[] | undefined;
   private errorListeners: ((error: Error) => void) | ((error: Error) => void)[] | undefined;
+  private watcher: ChildWatcher | undefined;
   /** Descendants found while the leader lived (after it exits they are reparented): some may leave the group. */
   private strays: ProcessRef[] | undefined;
 
   constructor(private readonly child: ChildProcess) {
-    this.pid = child.pid;
-    this.stdin = child.stdin!;
-    this.stdout = child.stdout!;
-    this.stderr = child.stderr ?? undefined;
     // Shared listeners that find this handle on the child (which only it uses), not two closures
     // per child; on(), not once(): 'exit' is emitted once, and once() wraps the listener in two more objects.
     (child as TaggedChild)[HANDLE] = this;
@@ -144,15 +145,34 @@ class SpawnedChild implements ChildHandle {
     child.on('error', onChildError);
   }
 
+  // The child's own fields, not copies of them.
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get stdin(): Writable {
+    return this.child.stdin!;
+  }
+
+  get stdout(): Readable {
+    return this.child.stdout!;
+  }
+
+  get stderr(): Readable | undefined {
+    return this.child.stderr ?? undefined;
+  }
+
   /** The child's 'exit'. */
   exited(code: number | null, signal: NodeJS.Signals | null): void {
     this.exitStatus = [code, signal];
+    this.watcher?.childExited(code, signal);
     for (const listener of listed(this.exitListeners)) listener(code, signal);
   }
 
   /** The child's 'error'. */
   failed(error: Error): void {
     this.spawnError = error;
+    this.watcher?.childFailed(error);
     for (const listener of listed(this.errorListeners)) listener(error);
   }
 
@@ -185,6 +205,12 @@ class SpawnedChild implements ChildHandle {
   onError(listener: (error: Error) => void): void {
     if (this.spawnError !== undefined) listener(this.spawnError);
     this.errorListeners = added(this.errorListeners, listener);
+  }
+
+  watch(watcher: ChildWatcher): void {
+    this.watcher = watcher;
+    if (this.spawnError !== undefined) watcher.childFailed(this.spawnError);
+    if (this.exitStatus !== undefined) watcher.childExited(...this.exitStatus);
   }
 
   async treeGone(ms: number): Promise<void> {

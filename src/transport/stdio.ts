@@ -20,12 +20,13 @@ export interface StdioTransportOptions extends StreamTransportOptions {
 }
 
 export class StdioTransport extends StreamTransport {
-  private readonly stdio: StdioTransportOptions;
-
+  // The options as given, not a copy with closures: the base class keeps them (one field, not two).
   constructor(options: StdioTransportOptions) {
-    // The options as given, not a copy with closures: what the transport keeps per extension.
     super(options);
-    this.stdio = options;
+  }
+
+  private get stdio(): StdioTransportOptions {
+    return this.options as StdioTransportOptions;
   }
 
   protected get describe(): string {

@@ -4,10 +4,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { EventEmitter } from 'eventemitter3';
 import { LineDecoder } from '../protocol/decoder.js';
-import type { ChildHandle } from './child.js';
+import type { ChildHandle, ChildWatcher } from './child.js';
 import { spawnProblem } from './child.js';
 import { settlesWithin } from './settles-within.js';
-import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
+import type { Transport, TransportCloseOptions, TransportEvents, TransportExit, TransportFault, TransportWatcher } from './transport.js';
 
 /** How long exit and the end of stdout (or of stdin) may be apart and still count as one event. */
 export const STDOUT_EXIT_GRACE_MS = 50;
@@ -22,6 +22,57 @@ export interface StreamTransportOptions {
 }
 
 const noop = (): void => undefined;
+
+// The pipes' listeners are shared functions that find their transport on the stream (`this`), not
+// closures per extension; the decoder's sinks are shared functions called with the decoder as `this`.
+const LINES = Symbol('StreamLines');
+type Tagged = { [LINES]: StreamLines };
+
+/** The peer's output, split into lines, and where they go (`receiver` called with `context` as `this`). */
+class StreamLines extends LineDecoder {
+  constructor(
+    readonly transport: StreamTransport,
+    readonly receiver: ((line: string) => void) | undefined,
+    readonly context: unknown,
+    maxFrameBytes: number,
+  ) {
+    super(lineOut, lineTooLarge, { maxFrameBytes });
+  }
+}
+
+function lineOut(this: StreamLines, line: string): void {
+  const { receiver } = this;
+  if (receiver === undefined) this.transport.emit('line', line);
+  else receiver.call(this.context, line);
+}
+
+function lineTooLarge(this: StreamLines, bytes: number, limit: number): void {
+  this.transport.fault({ kind: 'frame_too_large', bytes, limit });
+}
+
+function onOutputData(this: Readable, chunk: Buffer): void {
+  (this as Readable & Tagged)[LINES].push(chunk);
+}
+
+function onOutputEnd(this: Readable): void {
+  const lines = (this as Readable & Tagged)[LINES];
+  lines.end();
+  // stdout usually ends just before the exit event; only a process that stays alive has really closed it.
+  setTimeout(outputLost, STDOUT_EXIT_GRACE_MS, lines.transport).unref();
+}
+
+// Node closes stdin at the child's exit too; only a process that stays alive has really lost its input.
+function onInputClose(this: Writable): void {
+  setTimeout(inputLost, STDOUT_EXIT_GRACE_MS, (this as Writable & Tagged)[LINES].transport).unref();
+}
+
+function outputLost(transport: StreamTransport): void {
+  transport.lost('output_closed');
+}
+
+function inputLost(transport: StreamTransport): void {
+  transport.lost('input_closed');
+}
 
 /**
  * Runs `done` once `stdout` has ended (a process that exited may still have lines in the pipe), or
@@ -43,7 +94,7 @@ export function afterOutput(stdout: Readable, ms: number, done: () => void): voi
   });
 }
 
-export abstract class StreamTransport extends EventEmitter<TransportEvents> implements Transport {
+export abstract class StreamTransport extends EventEmitter<TransportEvents> implements Transport, ChildWatcher {
   protected child: ChildHandle | undefined;
   private input: Writable | undefined;
   /** Set at the process's exit; `close` follows once stdout is done. */
@@ -54,9 +105,20 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
   private resolveClosed: (() => void) | undefined;
   /** A `drain` listener is on the input (only after a send() that returned false). */
   private drainWatched = false;
+  private watcher: TransportWatcher | undefined;
 
   constructor(protected readonly options: StreamTransportOptions) {
     super();
+  }
+
+  watch(watcher: TransportWatcher): void {
+    this.watcher = watcher;
+  }
+
+  /** Internal: `error`, to the watcher and the listeners. */
+  fault(fault: TransportFault): void {
+    this.watcher?.transportFault(fault);
+    this.emit('error', fault);
   }
 
   /** Starts the process (or connects the streams). */
@@ -81,49 +143,50 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     return this.input !== undefined && this.input.writableLength > 0;
   }
 
-  async start(receiver?: (line: string) => void): Promise<void> {
-    this.attach(await this.open(), receiver ?? ((line) => this.emit('line', line)));
+  async start(receiver?: (line: string) => void, context?: unknown): Promise<void> {
+    this.attach(await this.open(), receiver, context);
   }
 
-  private attach(child: ChildHandle, receiver: (line: string) => void): void {
+  private attach(child: ChildHandle, receiver: ((line: string) => void) | undefined, context: unknown): void {
     this.child = child;
     const { stdin, stdout } = child;
     this.input = stdin;
-    const decoder = new LineDecoder(
-      receiver,
-      (bytes, limit) => this.emit('error', { kind: 'frame_too_large', bytes, limit }),
-      { maxFrameBytes: this.options.maxFrameBytes },
-    );
-    stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
+    const lines = new StreamLines(this, receiver, context, this.options.maxFrameBytes);
+    (stdout as Readable & Tagged)[LINES] = lines;
+    (stdin as Writable & Tagged)[LINES] = lines;
+    stdout.on('data', onOutputData);
     // on(), not once(): each is emitted once, and once() wraps every listener in two more objects.
-    stdout.on('end', () => {
-      decoder.end();
-      // stdout usually ends just before the exit event; only a process that stays alive has really closed it.
-      setTimeout(() => {
-        if (this.exitStatus === undefined && !this.ended) this.emit('error', { kind: 'output_closed' });
-      }, STDOUT_EXIT_GRACE_MS).unref();
-    });
+    stdout.on('end', onOutputEnd);
     stdout.on('error', noop);
     stdin.on('error', noop);
-    // Node closes stdin at the child's exit too; only a process that stays alive has really lost its input.
-    stdin.on('close', () => {
-      setTimeout(() => {
-        if (this.exitStatus === undefined && !this.ended) this.emit('error', { kind: 'input_closed' });
-      }, STDOUT_EXIT_GRACE_MS).unref();
-    });
-    child.onError((err) => {
-      const code = (err as NodeJS.ErrnoException).code;
-      const message = code === 'ENOENT' ? `executable not found on PATH: ${this.describe}` : spawnProblem(err);
-      this.emit('error', { kind: 'failed', message, cause: err });
-      this.finish({ code: null, signal: null });
-    });
-    child.onExit((code, signal) => this.onExit(code, signal));
+    stdin.on('close', onInputClose);
+    if (child.watch !== undefined) {
+      child.watch(this);
+    } else {
+      child.onError((err) => this.childFailed(err));
+      child.onExit((code, signal) => this.childExited(code, signal));
+    }
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+  /** Internal (the pipes' listeners): the output or the input closed; a fault unless the peer exited meanwhile. */
+  lost(kind: 'output_closed' | 'input_closed'): void {
+    if (this.exitStatus === undefined && !this.ended) this.fault({ kind });
+  }
+
+  /** Internal (ChildWatcher): the child could not be spawned, or failed. */
+  childFailed(err: Error): void {
+    const code = (err as NodeJS.ErrnoException).code;
+    const message = code === 'ENOENT' ? `executable not found on PATH: ${this.describe}` : spawnProblem(err);
+    this.fault({ kind: 'failed', message, cause: err });
+    this.finish({ code: null, signal: null });
+  }
+
+  /** Internal (ChildWatcher): the child exited. */
+  childExited(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.ended) return;
     const status: TransportExit = { code, signal };
     this.exitStatus = status;
+    this.watcher?.transportExit(status);
     this.emit('exit', status);
     // Frames written just before exit may still be in the pipe: close after stdout ends (or shortly after).
     afterOutput(this.child!.stdout, STDOUT_EXIT_GRACE_MS, () => this.finish(status));
@@ -135,6 +198,7 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     // Grandchildren may outlive the leader: the group goes too.
     this.child?.kill('SIGKILL');
     this.resolveClosed?.();
+    this.watcher?.transportClose(status);
     this.emit('close', status);
   }
 
@@ -149,14 +213,15 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
     return false;
   }
 
-  write(chunk: string, done: () => void): boolean {
+  write(chunk: string, done: () => void, context?: unknown): boolean {
     const input = this.input!;
     // Without a callback, a write the pipe takes at once costs Node no nextTick (one per write with
     // a callback: ~3 us a write when an event goes to 20 extensions). Left in progress (or behind
-    // one), an empty write behind it calls back once the chunk is taken.
+    // one), an empty write behind it calls back once the chunk is taken (a closure for that write
+    // only, with a context).
     input.write(chunk);
     if (input.writableLength === 0) return true;
-    input.write('', done);
+    input.write('', context === undefined ? done : () => done.call(context));
     return false;
   }
 

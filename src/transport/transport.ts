@@ -33,6 +33,13 @@ export interface TransportEvents {
   close: [exit: TransportExit];
 }
 
+/** What a transport's owner is told by method calls (Transport.watch): no listener record per event per extension. */
+export interface TransportWatcher {
+  transportFault(fault: TransportFault): void;
+  transportExit(exit: TransportExit): void;
+  transportClose(exit: TransportExit): void;
+}
+
 export interface TransportCloseOptions {
   /**
    * Graceful: `last` is written, the input ended, and the peer given the transport's shutdown
@@ -68,16 +75,18 @@ export interface Transport {
   /**
    * Spawns / connects. Rejects with an ExtensionHostError (SPAWN_FAILED) when there is no peer.
    * `receiver` gets every line by a direct call instead of a 'line' event: every response is a
-   * line, and an emit per line cost a measurable part of a small round trip.
+   * line, and an emit per line cost a measurable part of a small round trip. `context` is `this`
+   * for `receiver` (a prototype method needs no closure).
    */
-  start(receiver?: (line: string) => void): Promise<void>;
+  start(receiver?: (line: string) => void, context?: unknown): Promise<void>;
   /** One frame without its LF. False: backpressure ('drain' follows), or not writable. */
   send(line: string): boolean;
   /**
    * Writes `chunk` (LF-terminated lines, or a piece of a long one); `done` runs once it is taken, in
-   * order. `true`: it was taken at once, and `done` is not called.
+   * order, with `context` as `this` (a prototype method needs no closure). `true`: it was taken at
+   * once, and `done` is not called.
    */
-  write(chunk: string, done: () => void): boolean | void;
+  write(chunk: string, done: () => void, context?: unknown): boolean | void;
   /** Drops the input at once: nothing more can be written (the peer sees its input end). */
   closeInput(): void;
   /**
@@ -88,6 +97,8 @@ export interface Transport {
   close(reason?: string, options?: TransportCloseOptions): Promise<void>;
   /** Forces the peer to end now (stdio: SIGTERM, then SIGKILL after the kill grace); resolves at `close`, or gives up. */
   terminate(): Promise<void>;
+  /** Tells `watcher` of every `error`, `exit` and `close`, before the events' listeners (one watcher). */
+  watch(watcher: TransportWatcher): void;
   /** `context` is `this` for the listener (a prototype method needs no closure per listener). */
   on<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void, context?: unknown): this;
   off<E extends keyof TransportEvents>(event: E, listener: (...args: TransportEvents[E]) => void, context?: unknown): this;

@@ -7,7 +7,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { redactUrl, resolveHeaders } from '../manifest/remote.js';
 import type { ExtensionLog } from '../process/log.js';
 import { settlesWithin } from './settles-within.js';
-import type { Transport, TransportCloseOptions, TransportEvents, TransportExit } from './transport.js';
+import type { Transport, TransportCloseOptions, TransportEvents, TransportExit, TransportWatcher } from './transport.js';
 
 /** Ping period of a remote connection. */
 /** ws send options of every message: text frames. */
@@ -83,6 +83,12 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     });
   }
 
+  watch(watcher: TransportWatcher): void {
+    this.on('error', watcher.transportFault, watcher);
+    this.on('exit', watcher.transportExit, watcher);
+    this.on('close', watcher.transportClose, watcher);
+  }
+
   get writable(): boolean {
     return this.socket !== undefined && this.socket.readyState === 1 && !this.inputClosed && !this.closing;
   }
@@ -95,7 +101,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     return loadWebSocket();
   }
 
-  async start(receiver?: (line: string) => void): Promise<void> {
+  async start(receiver?: (line: string) => void, context?: unknown): Promise<void> {
     const { name, log } = this.options;
     await loadWebSocket();
     const resolved = resolveHeaders(this.options.headers, this.options.env ?? process.env);
@@ -124,7 +130,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       socket.terminate();
     });
     // Before 'open': the peer's hello may arrive in the same packet as the upgrade's answer.
-    this.attach(socket, receiver ?? ((line) => this.emit('line', line)));
+    this.attach(socket, receiver === undefined ? (line) => this.emit('line', line) : context === undefined ? receiver : (line) => receiver.call(context, line));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         refused ??= `no WebSocket upgrade within ${connectMs} ms (the hello timeout)`;
@@ -225,7 +231,8 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     return false;
   }
 
-  write(chunk: string, done: () => void): void {
+  write(chunk: string, callback: () => void, context?: unknown): void {
+    const done = context === undefined ? callback : () => callback.call(context);
     if (!this.writable) {
       setImmediate(done);
       return;

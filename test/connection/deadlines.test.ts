@@ -203,3 +203,39 @@ describe('Deadlines: a group that lost its kept place', () => {
     expect(fired.filter((name) => name.startsWith('t'))).toHaveLength(MAX_KEPT_DEADLINES);
   });
 });
+
+describe('Deadlines: a kept group once its requests settled', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('holds none of them (their calls are garbage), and still times out the requests that reuse its timer', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    const b = entry('b');
+    const group = deadlines.join(a, 100);
+    a.deadline = group;
+    b.deadline = deadlines.join(b, 100);
+    deadlines.endTick();
+    deadlines.release(a);
+    expect(group.first).toBe(a);
+    deadlines.release(b);
+    expect(group.first).toBeUndefined();
+    expect(group.more).toBeUndefined();
+    expect(group.timer).toBeDefined();
+    // Moved away, the last live one leaves nothing behind either.
+    const c = entry('c');
+    c.deadline = deadlines.join(c, 100);
+    expect(c.deadline).toBe(group);
+    deadlines.endTick();
+    deadlines.move(c, 50);
+    expect(group.first).toBeUndefined();
+    vi.advanceTimersByTime(50);
+    expect(fired).toEqual(['c']);
+    const d = entry('d');
+    d.deadline = deadlines.join(d, 100);
+    deadlines.endTick();
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['c', 'd']);
+  });
+});

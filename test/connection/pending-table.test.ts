@@ -6,6 +6,23 @@ import { PendingTable } from '../../src/connection/pending-table.js';
 const entry = (seq: number) => ({ seq, name: `r${seq}` });
 
 describe('PendingTable', () => {
+  it('before its first entry (no slots made yet): nothing is found, removed or listed; the first add works', () => {
+    const table = new PendingTable<ReturnType<typeof entry>>();
+    expect(table.get(0)).toBeUndefined();
+    expect(table.has(1)).toBe(false);
+    expect(table.delete(0)).toBe(false);
+    expect(table.values()).toEqual([]);
+    table.clear();
+    expect(table.size).toBe(0);
+    table.add(entry(16));
+    table.add(entry(17));
+    expect(table.get(16)?.name).toBe('r16');
+    expect(table.has(0)).toBe(false);
+    expect(table.size).toBe(2);
+    // A second table starts empty too: the shared empty slots were not written.
+    expect(new PendingTable<ReturnType<typeof entry>>().has(16)).toBe(false);
+  });
+
   it('finds, counts and removes entries by number; unknown numbers are absent', () => {
     const table = new PendingTable<ReturnType<typeof entry>>();
     for (let seq = 1; seq <= 5; seq++) table.add(entry(seq));

@@ -87,6 +87,17 @@ describe('StuckWatch', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('calls onStuck with its context as `this`; no timer before a write is left in progress', () => {
+    vi.useFakeTimers();
+    const owner = { stuck: 0, onStuck(this: { stuck: number }) { this.stuck++; } };
+    const watch = new StuckWatch(100, owner.onStuck, owner);
+    expect(vi.getTimerCount()).toBe(0);
+    watch.writing();
+    vi.advanceTimersByTime(100);
+    expect(owner.stuck).toBe(1);
+    watch.stop();
+  });
+
   it('has no deadline above 2^31-1 ms', () => {
     vi.useFakeTimers();
     const watch = new StuckWatch(Infinity, () => undefined);

@@ -16,7 +16,7 @@ function setup() {
   const sink = {
     stats,
     diagnose: (code: string, message: string) => void diagnostics.push(`${code}: ${message}`),
-    emit: (_event: 'progress', frame: unknown) => emitted.push(frame) > 0,
+    progressed: (frame: unknown) => void emitted.push(frame),
   };
   const gate: CodecGate = new CodecGate(
     { line: (line) => progressLine(line, gate, connection, sink), diagnose: () => undefined, log: () => undefined, stats },

@@ -1,0 +1,79 @@
+// What an extension process reports through: its name and log, its diagnostics (limited), its
+// typed errors, its events and its watcher. ExtensionProcess (the connection itself) extends it.
+import { EventEmitter } from 'eventemitter3';
+import { type ErrorCode, ExtensionHostError } from '../errors.js';
+import type { RequestFrame, RequestType } from '../connection/requests.js';
+import type { ProgressFrame } from '../protocol/frames.js';
+import { DiagnosticLimiter } from './diagnostic-limiter.js';
+import { ExtensionLog, logPathFor } from './log.js';
+import { redact } from './redact.js';
+import type { ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessWatcher } from './types.js';
+
+export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
+  readonly name: string;
+  readonly dir: string;
+  readonly logPath: string;
+  readonly stats: ProcessStats = { framesIn: 0, framesOut: 0, badLines: 0 };
+  /** Told of frames, diagnostics, progress and the exit before the listeners (the host's record of it). */
+  watcher: ProcessWatcher | undefined;
+  protected readonly logFile: ExtensionLog;
+  private readonly secrets: ExtensionProcessOptions['secrets'];
+  /** Made at the first diagnostic (most extensions never send a bad line). */
+  private limiter: DiagnosticLimiter<undefined> | undefined;
+
+  constructor(options: ExtensionProcessOptions) {
+    super();
+    this.name = options.name;
+    this.dir = options.dir;
+    this.secrets = options.secrets;
+    this.logPath = logPathFor(options.logDir, options.name);
+    this.logFile = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
+  }
+
+  /** Resolves once every `[host]` line logged so far is in the log file. */
+  logFlushed(): Promise<void> {
+    return this.logFile.flushed();
+  }
+
+  /** Appends a `[host]` line to this extension's log. */
+  logLine(message: string): void {
+    const { secrets } = this;
+    void this.logFile.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
+  }
+
+  /** Internal (ConnectionOptions): logLine(). */
+  log(message: string): void {
+    this.logLine(message);
+  }
+
+  /** Reported through the limiter: a flood costs a few lines and a summary per second. */
+  diagnose(code: ProcessDiagnostic['code'], message: string): void {
+    (this.limiter ??= new DiagnosticLimiter<undefined>({ emit: (c, m) => this.emitDiagnostic(c as ProcessDiagnostic['code'], m) })).report(code, message, undefined);
+  }
+
+  /** Summarises what the limiter counted (at the end); makes no limiter. */
+  protected flushDiagnostics(): void {
+    this.limiter?.flush();
+  }
+
+  private emitDiagnostic(code: ProcessDiagnostic['code'], message: string): void {
+    this.logLine(message);
+    const diagnostic: ProcessDiagnostic = { extension: this.name, code, message, logPath: this.logPath };
+    this.watcher?.processDiagnostic(diagnostic);
+    this.emit('diagnostic', diagnostic);
+  }
+
+  /** A progress frame for `request` (internal: negotiation.ts). */
+  progressed(frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+    this.watcher?.processProgress(frame, request);
+    this.emit('progress', frame, request);
+  }
+
+  protected errOpts() {
+    return { extension: this.name, logPath: this.logPath };
+  }
+
+  protected error(code: ErrorCode, message: string, cause?: unknown, exitCode?: number | null, signal?: NodeJS.Signals | null): ExtensionHostError {
+    return new ExtensionHostError(code, message, { ...this.errOpts(), cause, exitCode, signal });
+  }
+}
