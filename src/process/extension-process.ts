@@ -57,6 +57,8 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   private disconnected: ExtensionHostError | undefined;
   private helloWait: HelloWait | undefined;
   private stopping: Promise<void> | undefined;
+  /** The transport's start while it runs: a stop() meanwhile waits for it and closes what it opened. */
+  private opening: Promise<void> | undefined;
   private endReason: ExitInfo['reason'] | undefined;
   /** Set when the peer exits: how the connection ends once its last lines are read. */
   private ending: { reason: ExitInfo['reason']; error: ExtensionHostError } | undefined;
@@ -122,15 +124,23 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
       this.finish({ code: null, signal: null, reason: 'exited' });
       throw this.error(ErrorCode.SPAWN_FAILED, `cannot start ${this.name}: cannot load the host's own modules: ${(err as Error).message}`, err);
     }
+    if (this.stopping !== undefined) throw this.stoppedBeforeHello();
     const wait = (this.helloWait = new HelloWait());
     const began = performance.now();
     try {
-      await this.transport.start(this.lineIn, this);
+      await (this.opening = this.transport.start(this.lineIn, this));
     } catch (err) {
       wait.end();
       this.state = 'closed';
       this.finish({ code: null, signal: null, reason: 'exited' });
       throw err;
+    } finally {
+      this.opening = undefined;
+    }
+    // Stopped while it spawned: the stop closes the peer just opened (see doStop).
+    if (this.stopping !== undefined) {
+      wait.end();
+      throw this.stoppedBeforeHello();
     }
     this.connected = true;
     // A remote peer's connect counts against the hello timeout: one deadline for the whole start.
@@ -346,21 +356,27 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     return this.stopping;
   }
 
+  private stoppedBeforeHello(): ExtensionHostError {
+    return this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped before it said hello`);
+  }
+
   private async doStop(): Promise<void> {
     if (!this.connected || this.exitInfo !== undefined) {
       if (this.state !== 'closed') {
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'stopped' });
       }
-      // Grandchildren may still be on their way out.
-      await this.transport.close('stopped');
+      // A spawn under way ends first (start() then gives up), so that what it opened is closed here.
+      await this.opening?.catch(() => undefined);
+      // Grandchildren may still be on their way out; a peer that never said hello is forced.
+      await this.transport.close('stopped', { graceful: false });
       return;
     }
     const wasRunning = this.state === 'running';
     this.endReason ??= 'stopped';
     this.state = 'stopping';
     this.connection.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
-    this.failEarly(this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped before it said hello`));
+    this.failEarly(this.stoppedBeforeHello());
     if (wasRunning) {
       this.send({ type: 'shutdown' });
       await this.transport.close('stopped', { last: this.connection.takeQueued() });

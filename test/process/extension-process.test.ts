@@ -289,6 +289,34 @@ describe('shutdown', () => {
     expect(await isAlive(p.pid!)).toBe(false);
   });
 
+  // A host that stops while an extension is still being spawned (start() reported it `starting`
+  // after a short hello timeout) must not leave the process it was spawning running.
+  it('stop() while the spawn is under way closes what it spawned: start() rejects NOT_STARTED', { timeout: 10_000 }, async () => {
+    const p = proc(fixture('faults/silent'), './run.sh', { timeouts: { hello: 60_000, shutdown: 100, kill: 100 } });
+    const transport = (p as unknown as { transport: { start(...args: unknown[]): Promise<void> } }).transport;
+    const open = transport.start.bind(transport);
+    let stopped: Promise<void> | undefined;
+    transport.start = (...args: unknown[]) => {
+      const opening = open(...args);
+      // Once the spawn has begun (a stop comes from another task).
+      stopped = Promise.resolve().then(() => p.stop());
+      return opening;
+    };
+    expect((await failure(p.start())).code).toBe('NOT_STARTED');
+    await stopped;
+    expect(p.pid).toBeDefined();
+    expect(await isAlive(p.pid!)).toBe(false);
+    expect((await p.exited).reason).toBe('stopped');
+  });
+
+  it('stop() before the spawn began spawns nothing', { timeout: 10_000 }, async () => {
+    const p = proc(fixture('faults/silent'), './run.sh', { timeouts: { hello: 60_000, shutdown: 100, kill: 100 } });
+    const starting = p.start();
+    await p.stop();
+    expect((await failure(starting)).code).toBe('NOT_STARTED');
+    expect(p.pid).toBeUndefined();
+  });
+
   it('takes grandchildren along (process group)', async () => {
     const p = proc(fixture('faults/grandchild'), './run.sh');
     const hello = await p.start();
