@@ -366,10 +366,14 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'stopped' });
       }
-      // A spawn under way ends first (start() then gives up), so that what it opened is closed here.
-      await this.opening?.catch(() => undefined);
-      // Grandchildren may still be on their way out; a peer that never said hello is forced.
+      // Grandchildren may still be on their way out; a peer that never said hello is forced. That
+      // cuts off a connect under way; a spawn under way ends first (start() then gives up), and
+      // what it spawned is closed after it.
       await this.transport.close('stopped', { graceful: false });
+      if (this.opening !== undefined) {
+        await this.opening.catch(() => undefined);
+        await this.transport.close('stopped', { graceful: false });
+      }
       return;
     }
     const wasRunning = this.state === 'running';

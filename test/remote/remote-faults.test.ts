@@ -162,6 +162,18 @@ describe('a connection that never comes about', () => {
     expect(performance.now() - began).toBeLessThan(3000);
   });
 
+  it('stopped while it is still connecting: stop() cuts the connect off, not waiting for the connect deadline', { timeout: TEST_MS }, async () => {
+    const silent = await startSilentTcp();
+    cleanups.push(() => silent.close());
+    const { host, report } = await kit.start({ explicit: [silent.url], timeouts: { hello: 50, helloJoin: 60_000 } });
+    expect(report.starting.map((s) => s.name)).toHaveLength(1);
+    const began = performance.now();
+    await host.stop();
+    // The connect's own deadline is 60 s: a stop that waited for it would end the test by its timeout.
+    expect(performance.now() - began).toBeLessThan(5000);
+    expect(host.extensions()).toEqual([]);
+  });
+
   it('upgraded but no hello: HELLO_TIMEOUT within the hello timeout', { timeout: TEST_MS }, async () => {
     const server = await peer();
     const { host, report } = await kit.start({ explicit: [server.url], timeouts: { hello: 300, helloJoin: 300 } });
