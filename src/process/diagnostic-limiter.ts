@@ -17,6 +17,9 @@ const PLURAL: Record<string, string> = {
   UNKNOWN_LEVEL: 'notify frames with an unknown level',
   PANEL_REFUSED: 'refused panel frames',
   DUPLICATE_REGISTRATION: 'duplicate registrations',
+  INVALID_TOOL_NAME: 'tools refused for their names',
+  PROGRESS_REFUSED: 'progress frames for unknown or settled requests',
+  RATE_LIMITED: 'windows with submit/notify frames dropped over the rate limit',
 };
 
 interface CodeState<T> {
