@@ -33,6 +33,19 @@ describe('doctor and remote extensions', { timeout: 30_000 }, () => {
     expect(r.code).toBe(1);
   });
 
+  it("--json lists a remote extension's headers by name and variable, never a value", async () => {
+    server = await startWsPeer({ authorization: 'Bearer t0ken', onConnection: serveExtension(createKitchen) });
+    remote('kitchen-sdk', { url: server.url, headers: { Authorization: 'env:ZOT_TEST_REMOTE_TOKEN', 'X-Team': 'agents' } });
+    const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--json'], { env: { ZOT_TEST_REMOTE_TOKEN: 'Bearer t0ken' } });
+    const report = JSON.parse(r.stdout) as { extensions: { name: string; headers?: unknown }[] };
+    expect(report.extensions.find((e) => e.name === 'kitchen-sdk')?.headers).toEqual([
+      { name: 'Authorization', variable: 'ZOT_TEST_REMOTE_TOKEN', set: true },
+      { name: 'X-Team', variable: null, set: null },
+    ]);
+    expect(r.stdout).not.toContain('t0ken');
+    expect(r.stdout).not.toContain('agents');
+  });
+
   it('takes a ws:// URL as a path argument', async () => {
     server = await startWsPeer({ onConnection: serveExtension(createKitchen) });
     const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--no-discover', '--json', server.url]);

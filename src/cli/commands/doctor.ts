@@ -163,6 +163,8 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       source: i.source,
       dir: i.dir,
       ...(i.url !== undefined ? { url: i.url } : {}),
+      // Names and where each value comes from, never a value (as in the text report).
+      ...(i.headers !== undefined ? { headers: i.headers.map(({ name, variable }) => ({ name, variable, set: variable === undefined ? undefined : ctx.io.env[variable] !== undefined })) } : {}),
       state: i.state,
       readyVia: i.readyVia,
       readyMs: i.readyMs,
