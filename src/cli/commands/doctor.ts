@@ -72,13 +72,14 @@ function readyText(info: ExtensionInfo): string {
 
 /**
  * A remote extension's manifest headers by name: where each value comes from and whether that
- * variable is set. Never a value.
+ * variable is set (`undefined` for a literal). Never a value.
  */
+function headerStatus(headers: ExtensionInfo['headers'], env: NodeJS.ProcessEnv): { name: string; variable: string | undefined; set: boolean | undefined }[] {
+  return (headers ?? []).map(({ name, variable }) => ({ name, variable, set: variable === undefined ? undefined : env[variable] !== undefined && env[variable] !== '' }));
+}
+
 function headerLines(headers: ExtensionInfo['headers'], env: NodeJS.ProcessEnv): string[] {
-  return (headers ?? []).map(({ name, variable }) => {
-    if (variable === undefined) return `${name} (literal)`;
-    return `${name} (from $${variable}, ${env[variable] === undefined || env[variable] === '' ? 'not set' : 'set'})`;
-  });
+  return headerStatus(headers, env).map(({ name, variable, set }) => (variable === undefined ? `${name} (literal)` : `${name} (from $${variable}, ${set === true ? 'set' : 'not set'})`));
 }
 
 function printReport(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[]): void {
@@ -164,7 +165,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       dir: i.dir,
       ...(i.url !== undefined ? { url: i.url } : {}),
       // Names and where each value comes from, never a value (as in the text report).
-      ...(i.headers !== undefined ? { headers: i.headers.map(({ name, variable }) => ({ name, variable, set: variable === undefined ? undefined : ctx.io.env[variable] !== undefined })) } : {}),
+      ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
       state: i.state,
       readyVia: i.readyVia,
       readyMs: i.readyMs,
