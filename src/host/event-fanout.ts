@@ -6,7 +6,6 @@ import { jsonProblem } from '../protocol/json-check.js';
 import type { HostContext } from './context.js';
 
 const TYPE_EVENT = { type: 'event' } as const;
-const NO_SUBSCRIBERS: readonly ExtensionProcess[] = Object.freeze([]);
 
 /**
  * The processes of the ready extensions subscribed to each event, in load order: made at the first
@@ -36,8 +35,9 @@ export function sendEvent(ctx: HostContext, event: object): number {
   const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
   const problem = eventProblem(frame);
   if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
-  const targets = subscribers(ctx).get(frame.event as string) ?? NO_SUBSCRIBERS;
-  if (targets.length === 0) return 0;
+  // A list is made with its first subscriber: never empty.
+  const targets = subscribers(ctx).get(frame.event as string);
+  if (targets === undefined) return 0;
   let line: string;
   try {
     line = encodeFrame(frame);

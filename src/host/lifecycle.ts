@@ -56,11 +56,10 @@ export interface StateChange {
 export class Lifecycle {
   private current: ExtensionState = 'starting';
 
-  /** `context` is `this` for `onChange` (a shared function needs no closure per extension). */
+  /** `onChange` runs with the state machine as `this` (a subclass's shared function needs no closure per extension). */
   constructor(
     private readonly extension: string,
     private readonly onChange: (change: StateChange) => void,
-    private readonly context?: unknown,
   ) {}
 
   get state(): ExtensionState {
@@ -76,7 +75,6 @@ export class Lifecycle {
     const from = this.current;
     if (!canMove(from, to)) throw new IllegalTransitionError(this.extension, from, to);
     this.current = to;
-    // Without a context, the state machine itself (a subclass's shared function reads it).
-    this.onChange.call(this.context ?? this, { from, to, reason });
+    this.onChange.call(this, { from, to, reason });
   }
 }

@@ -165,7 +165,6 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
   const next = createExtension(ctx, old.slot.spec, old.order, old.slot);
   next.carried = old.slot.carry;
   ctx.loaded[ctx.loaded.indexOf(old)] = next;
-  ctx.subscribers = undefined;
   ctx.byName.set(next.name, next);
   next.slot.lifecycle.moveTo('starting', reason);
   return { ext: next, started: startExtension(ctx, next) };

@@ -304,15 +304,9 @@ export class InterceptChain {
     return { systemPrompt, trace };
   }
 
-  /** Whether #participants(method) would list any, without making the list. */
+  /** Whether a call of `method` would consult any interceptor (tracing only: one list more per call). */
   #participates(method: Method): boolean {
-    const has = (interceptor: Interceptor): boolean => typeof interceptor[method] === 'function';
-    return (
-      this.#first.some((entry) => has(entry.interceptor)) ||
-      (this.#source?.().some(has) ?? false) ||
-      (this.#extensionSteps?.().some((step) => has(step.interceptor)) ?? false) ||
-      this.#rest.some((entry) => has(entry.interceptor))
-    );
+    return this.#participants(method, undefined).length > 0;
   }
 
   #participants(method: Method, signal: AbortSignal | undefined): ExtensionStep[] {

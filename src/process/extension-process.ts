@@ -81,7 +81,6 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
 
   // Internal (ConnectionOptions, process-hooks.ts): disconnected or closed; a line the codec gate held.
   isOver(): boolean { return this.disconnected !== undefined || this.state === 'closed'; }
-  lineIn(line: string): void { this.onLine(line); }
 
   /** Internal (TransportWatcher). */
   transportClose(exit: TransportExit): void {
@@ -175,25 +174,27 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     }
   }
 
-  private onLine(line: string): void {
+  /** Internal (the transport's receiver, process-hooks.ts): one line of the peer. */
+  lineIn(line: string): void {
     const { gate } = this;
     const decoded = gate !== undefined ? gate.decode(line) : decodeLine(line, undefined);
     if (decoded === undefined) return;
     if (!isLineProblem(decoded)) this.onFrame(decoded);
-    // The first line that needs the schemas: the gate holds it (decoding it again) while they load.
-    else if (gate === undefined && needsCodec(decoded)) this.codecGate().decode(line);
+    // The first line that needs the schemas: the gate holds it while they load.
+    else if (gate === undefined && needsCodec(decoded)) this.holdForCodec(line);
     else this.onDecoded(decoded, line);
   }
 
-  private codecGate(): CodecGate {
-    return (this.gate ??= new CodecGate(new GateHooks(this), this.maxFrameBytes));
+  /** Internal (negotiation.ts): holds `line` until the schemas are loaded, unless they were tried already. */
+  holdForCodec(line: string): boolean {
+    return (this.gate ??= new CodecGate(new GateHooks(this), this.maxFrameBytes)).holdIfUnloaded(line);
   }
 
   private onDecoded(decoded: LineProblem, line: string): void {
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
-      progressLine(line, this.codecGate(), this.connection, this);
+      progressLine(line, this.gate?.codec, this.connection, this);
       return;
     }
     this.stats.badLines++;

@@ -1,8 +1,7 @@
 // The protocol extensions this host speaks (docs/protocol.md, "Extensions to the zot protocol").
 import type { Connection } from '../connection/connection.js';
-import type { CodecGate } from './codec-gate.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
-import { decodeProgress, isLineProblem, needsCodec } from '../protocol/decode-line.js';
+import { type CodecModule, decodeProgress, isLineProblem, needsCodec } from '../protocol/decode-line.js';
 import type { HelloAckFrame, ProgressFrame } from '../protocol/frames.js';
 import { PROTOCOL_VERSION } from '../protocol/limits.js';
 import type { ProtocolCapability } from '../protocol/names.js';
@@ -42,15 +41,17 @@ export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapabi
 
 interface ProgressSink {
   readonly stats: { badLines: number; framesIn: number };
+  /** Holds `line` until the schemas are loaded; false once they were tried. */
+  holdForCodec(line: string): boolean;
   diagnose(code: ProcessDiagnostic['code'], message: string): void;
   progressed(frame: ProgressFrame, request: RequestFrame<RequestType>): void;
 }
 
 /** A `progress` line of an extension that negotiated "progress": to its pending request, or a counted diagnostic. */
-export function progressLine(line: string, gate: CodecGate, connection: Connection, sink: ProgressSink): void {
-  const frame = decodeProgress(line, gate.codec);
+export function progressLine(line: string, codec: CodecModule | undefined, connection: Connection, sink: ProgressSink): void {
+  const frame = decodeProgress(line, codec);
   // Only a line off the plain shape needs the schemas (to word the problem): held until they load.
-  if (isLineProblem(frame) && needsCodec(frame) && gate.holdIfUnloaded(line)) return;
+  if (isLineProblem(frame) && needsCodec(frame) && sink.holdForCodec(line)) return;
   sink.stats.framesIn++;
   if (isLineProblem(frame)) {
     sink.stats.badLines++;

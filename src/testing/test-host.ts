@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CallProgress } from '../host/call-options.js';
+import type { PanelCallOptions } from '../host/panel-types.js';
 import { ExtensionHost, type HostCallOptions } from '../host/host.js';
 import type {
   CommandOutcome,
@@ -81,10 +82,7 @@ export interface WaitOptions {
 const panelOf = (f: PanelFrame): { panelId: string; extension: string } => (f.kind === 'render' ? f.panel : f);
 
 /** pressKey's options: a deadline, and which extension's panel when several have one of that id. */
-export interface PressKeyOptions extends WaitOptions {
-  /** The panel's extension (a panel is the pair extension, panel id). @default the one extension with the panel open */
-  extension?: string | undefined;
-}
+export interface PressKeyOptions extends WaitOptions, PanelCallOptions {}
 
 /** A panel frame: a redraw, or the panel closing. */
 export type PanelFrame = { kind: 'render'; panel: PanelView } | { kind: 'close'; panelId: string; by: 'extension' | 'exit'; extension: string };
@@ -326,15 +324,14 @@ export class TestHost {
     const extension = options?.extension;
     const ofPanel = (f: PanelFrame) => panelOf(f).panelId === panelId && (extension === undefined || panelOf(f).extension === extension);
     const frame = this.next<PanelFrame>('panel', `panel frame of ${panelId}${extension === undefined ? '' : ` (${extension})`}`, ofPanel, options);
-    let sent: boolean;
+    let sent = false;
     try {
       sent = this.host.panelKey(panelId, key, text, extension === undefined ? undefined : { extension });
-    } catch (err) {
-      frame.catch(() => undefined);
-      throw err;
+    } finally {
+      // No frame follows a key that was not sent: its wait must not reject unhandled.
+      if (!sent) frame.catch(() => undefined);
     }
     if (!sent) {
-      frame.catch(() => undefined);
       throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `no open panel ${JSON.stringify(panelId)}${extension === undefined ? '' : ` of ${extension}`}`);
     }
     return frame;

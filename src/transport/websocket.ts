@@ -9,10 +9,15 @@ import type { ExtensionLog } from '../process/log.js';
 import { settlesWithin } from './settles-within.js';
 import type { Transport, TransportCloseOptions, TransportEvents, TransportExit, TransportWatcher } from './transport.js';
 
-/** Ping period of a remote connection. */
 /** ws send options of every message: text frames. */
 const TEXT = { binary: false } as const;
 
+/** A write's completion callback with its `this` (no closure per write). */
+function callWith(done: () => void, context: unknown): void {
+  done.call(context);
+}
+
+/** Ping period of a remote connection. */
 const DEFAULT_PING_INTERVAL_MS = 15_000;
 /** A peer that has not answered a ping (nor sent anything) for this long is dead. */
 const DEFAULT_PING_TIMEOUT_MS = 10_000;
@@ -60,7 +65,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   /** Messages given to ws, and those it has handed to the socket; `dones` wait for the latter. */
   private sent = 0;
   private acked = 0;
-  private readonly dones: { after: number; done: () => void }[] = [];
+  private readonly dones: { after: number; done: () => void; context: unknown }[] = [];
   private needDrain = false;
   private inputClosed = false;
   private closing = false;
@@ -232,9 +237,8 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   }
 
   write(chunk: string, callback: () => void, context?: unknown): void {
-    const done = context === undefined ? callback : () => callback.call(context);
     if (!this.writable) {
-      setImmediate(done);
+      setImmediate(callWith, callback, context);
       return;
     }
     let from = 0;
@@ -245,8 +249,8 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     }
     if (from < chunk.length) this.partial += chunk.slice(from);
     // In order: once every message sent so far is handed to the socket (a piece of a line at once).
-    if (this.acked === this.sent) setImmediate(done);
-    else this.dones.push({ after: this.sent, done });
+    if (this.acked === this.sent) setImmediate(callWith, callback, context);
+    else this.dones.push({ after: this.sent, done: callback, context });
   }
 
   /** One message; counted until ws handed it to the socket. */
@@ -254,7 +258,10 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     this.sent++;
     this.socket!.send(line, TEXT, () => {
       this.acked++;
-      while (this.dones.length > 0 && this.dones[0]!.after <= this.acked) this.dones.shift()!.done();
+      while (this.dones.length > 0 && this.dones[0]!.after <= this.acked) {
+        const { done, context } = this.dones.shift()!;
+        done.call(context);
+      }
       if (this.needDrain && this.acked === this.sent) {
         this.needDrain = false;
         this.emit('drain');

@@ -4,8 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/connection/connection.js';
 import { CodecGate } from '../../src/process/codec-gate.js';
-import { progressLine } from '../../src/process/negotiation.js';
+import { progressLine as progressLineOf } from '../../src/process/negotiation.js';
 import { WAIT_MS, withDeadline } from '../helpers/wait.js';
+
+type Sink = Parameters<typeof progressLineOf>[3];
+/** As the process calls it: the gate's codec, and the gate to hold a line in. */
+const progressLine = (line: string, gate: CodecGate, connection: Connection, sink: Omit<Sink, 'holdForCodec'>): void =>
+  progressLineOf(line, gate.codec, connection, { ...sink, stats: sink.stats, holdForCodec: (held) => gate.holdIfUnloaded(held) } as Sink);
 
 function setup() {
   const emitted: unknown[] = [];
