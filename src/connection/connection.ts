@@ -45,6 +45,21 @@ export const MAX_CANCELLED_IDS = 256;
 /** A progress frame's fate: delivered, for a request cancelled a moment ago (dropped quietly), or for no request. */
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
+const noop = (): void => undefined;
+
+/**
+ * The request whose promise is being made: its executor, `capture`, runs inside the Promise
+ * constructor at once. One shared executor instead of a closure per request, which would also
+ * have V8 allocate every variable it captures on each call.
+ */
+let capturing: Pending | undefined;
+
+function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+  capturing!.resolve = resolve;
+  capturing!.reject = reject;
+  capturing = undefined;
+}
+
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
 export class Connection implements WriterOptions {
   /** Keyed by the request's number (see pending-table.ts for why not a Map). */
@@ -157,36 +172,46 @@ export class Connection implements WriterOptions {
     const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
     const closesStdin = options?.closeStdinOnWriteTimeout === true;
     const extra: PendingExtra | undefined = watch !== undefined || closesStdin || signal !== undefined ? { closesStdin, watch, cleanup: undefined } : undefined;
-    return new Promise<unknown>((resolve, reject) => {
-      const entry: Pending = {
-        seq,
-        request,
-        mapper,
-        resolve,
-        reject,
-        deadline: undefined,
-        end: this.writer.pushed + line.length,
-        line,
-        frame,
-        settled: false,
-        extra,
-      };
-      // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
-      const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
-      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
-      if (signal !== undefined) {
-        const onAbort = () => {
-          const pending = this.pending.has(seq);
-          this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
-          if (pending && this.cancels) this.cancel(this.idOf(entry), 'aborted');
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
-      }
-      this.pending.add(entry);
+    const entry: Pending = {
+      seq,
+      request,
+      mapper,
+      resolve: noop,
+      reject: noop,
+      deadline: undefined,
+      end: this.writer.pushed + line.length,
+      line,
+      frame,
+      settled: false,
+      extra,
+    };
+    capturing = entry;
+    const promise = new Promise<unknown>(capture);
+    // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
+    const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
+    if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
+    if (signal !== undefined) this.watchAbort(entry, signal);
+    this.pending.add(entry);
+    try {
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
       this.writer.enqueueRequest(line, this.pending.size > 1);
-    });
+    } catch (err) {
+      // A transport whose write() throws (an in-memory one after destroy): the peer is gone.
+      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.PROCESS_EXITED, `${name}: ${request} could not be written: ${(err as Error).message}`, err));
+    }
+    return promise;
+  }
+
+  /** An abort of `signal` settles the request ABORTED (and cancels it at the extension when negotiated). */
+  private watchAbort(entry: Pending, signal: NonNullable<RequestOptions['signal']>): void {
+    const { seq, request } = entry;
+    const onAbort = () => {
+      const pending = this.pending.has(seq);
+      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.ABORTED, `${this.options.name}: ${request} aborted`, signal.reason));
+      if (pending && this.cancels) this.cancel(this.idOf(entry), 'aborted');
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    entry.extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** A failed request: rejects, or resolves with what the mapper makes of the error. */
@@ -198,12 +223,27 @@ export class Connection implements WriterOptions {
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
   sendLine(line: string, type: string): boolean {
     if (this.writer.offer(line)) return true;
+    this.dropped(line, type);
+    return false;
+  }
+
+  /** The writer that queues event lines (emit() offers them to it directly: see writer.offerEvent()). */
+  get events(): OutboundWriter {
+    return this.writer;
+  }
+
+  /** Whether the peer takes one-way frames: true from its hello until the connection ends. */
+  accept(accepting: boolean): void {
+    this.writer.accepting = accepting;
+  }
+
+  // For the writer (WriterOptions): a one-way line dropped at the bound.
+  dropped(line: string, type: string): void {
     const { maxOutboundBytes } = this.options;
     this.options.diagnose(
       'OUTBOUND_DROPPED',
       `${type} of ${line.length} bytes dropped unsent: ${this.writer.queuedChars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
     );
-    return false;
   }
 
   /** Queues a line past the bound (the goodbye must go out). */

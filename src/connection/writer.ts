@@ -44,11 +44,17 @@ export interface WriterOptions {
   stats: { framesOut: number };
   /** Bound of the queue for one-way lines (see offer()). */
   maxQueuedChars: number;
+  /** A one-way line of `type` was dropped at the bound (offerEvent()). */
+  dropped(line: string, type: string): void;
 }
 
-export class OutboundWriter {
-  /** Lines waiting for this tick's write, or for the write in progress to complete. */
-  private readonly queue = new OutboundQueue();
+/**
+ * The writer is its own queue (the lines waiting for this tick's write, or for the write in progress
+ * to complete): an emit() to many extensions touches one object per extension, not two.
+ */
+export class OutboundWriter extends OutboundQueue {
+  /** The peer takes one-way frames (its process is running): see offerEvent(). */
+  accepting = false;
   private readonly stuck: StuckWatch;
   private readonly stats: { framesOut: number };
   private readonly maxQueuedChars: number;
@@ -71,6 +77,7 @@ export class OutboundWriter {
     private readonly transport: Transport,
     private readonly options: WriterOptions,
   ) {
+    super();
     this.stuck = new StuckWatch(options.stuckMs, options.onStuck, options);
     this.stats = options.stats;
     this.maxQueuedChars = options.maxQueuedChars;
@@ -78,7 +85,7 @@ export class OutboundWriter {
 
   /** Characters waiting to be written. */
   get queuedChars(): number {
-    return this.queue.chars;
+    return this.chars;
   }
 
   /** Characters enqueued so far: a line enqueued next ends at `pushed + line.length`. */
@@ -93,12 +100,12 @@ export class OutboundWriter {
 
   /** Takes everything still queued (to hand to the transport's close). */
   takeAll(): string | undefined {
-    return this.queue.take(Infinity);
+    return this.take(Infinity);
   }
 
   /** Takes back a whole line not yet begun; false when it is (partly) written or was never queued. */
   takeBack(line: string): boolean {
-    if (!this.queue.remove(line)) return false;
+    if (!this.remove(line)) return false;
     this.stats.framesOut--;
     this.charsRemoved += line.length;
     return true;
@@ -114,8 +121,9 @@ export class OutboundWriter {
 
   /** Nothing more is written: the queue is dropped and the stuck watch stopped. */
   stop(): void {
+    this.accepting = false;
     this.stuck.stop();
-    this.queue.clear();
+    this.clear();
   }
 
   /**
@@ -142,10 +150,18 @@ export class OutboundWriter {
    * An empty queue takes any line (hello_ack included): the bound is on what waits, not on one line.
    */
   offer(line: string): boolean {
-    const queued = this.queue.chars;
+    const queued = this.chars;
     if (queued > 0 && queued + line.length > this.maxQueuedChars) return false;
     this.enqueue(line);
     return true;
+  }
+
+  /** An event line (emit()): queued while the peer is accepting and the bound allows; a drop is reported. */
+  offerEvent(line: string): boolean {
+    if (!this.accepting) return false;
+    if (this.offer(line)) return true;
+    this.options.dropped(line, 'event');
+    return false;
   }
 
   /** Queues a line for the end of the tick, past any bound; returns how many lines are queued. */
@@ -159,7 +175,7 @@ export class OutboundWriter {
     }
     this.stats.framesOut++;
     this.charsPushed += line.length;
-    return this.queue.push(line);
+    return this.push(line);
   }
 
   /** The end of the tick in which this writer queued its first line (see writeDue). */
@@ -181,7 +197,7 @@ export class OutboundWriter {
     this.charsDone = this.charsIssued;
     this.stuck.progressed();
     // Lines queued behind the write that just completed (the flush at the end of a tick does the rest).
-    if (!this.flushScheduled && !this.queue.empty) this.flush();
+    if (!this.flushScheduled && !this.empty) this.flush();
   }
 
   /**
@@ -191,16 +207,15 @@ export class OutboundWriter {
    * transport takes at once needs no callback (see StreamTransport.write).
    */
   private flush(): void {
-    const queue = this.queue;
-    if (queue.empty || this.inProgress) return;
+    if (this.empty || this.inProgress) return;
     const transport = this.transport;
     // Nothing more can be written: the requests stay unwritten (TIMEOUT at their deadline).
     if (!transport.writable) {
-      queue.clear();
+      this.clear();
       return;
     }
     do {
-      const chunk = queue.take(WRITE_CHUNK_CHARS)!;
+      const chunk = this.take(WRITE_CHUNK_CHARS)!;
       this.charsIssued += chunk.length;
       let taken: boolean | void;
       try {
@@ -218,6 +233,6 @@ export class OutboundWriter {
         return;
       }
       this.charsDone = this.charsIssued;
-    } while (!queue.empty);
+    } while (!this.empty);
   }
 }

@@ -1,5 +1,5 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import type { ExtensionProcess } from '../process/extension-process.js';
+import type { OutboundWriter } from '../connection/writer.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
 import { jsonProblem } from '../protocol/json-check.js';
@@ -8,19 +8,20 @@ import type { HostContext } from './context.js';
 const TYPE_EVENT = { type: 'event' } as const;
 
 /**
- * The processes of the ready extensions subscribed to each event, in load order: made at the first
- * emit() after a state, a subscription or the load set changed (`ctx.subscribers = undefined`), so
- * emit() checks no extension. One entry per event someone subscribed to: bounded by the subscriptions.
+ * The event writers of the ready extensions subscribed to each event, in load order: made at the
+ * first emit() after a state, a subscription or the load set changed (`ctx.subscribers = undefined`),
+ * so emit() checks no extension. One entry per event someone subscribed to: bounded by the subscriptions.
  */
-function subscribers(ctx: HostContext): ReadonlyMap<string, readonly ExtensionProcess[]> {
+function subscribers(ctx: HostContext): ReadonlyMap<string, readonly OutboundWriter[]> {
   if (ctx.subscribers !== undefined) return ctx.subscribers;
-  const lists = new Map<string, ExtensionProcess[]>();
+  const lists = new Map<string, OutboundWriter[]>();
   for (const ext of ctx.loaded) {
     if (ext.state !== 'ready') continue;
+    const writer = ext.process.events;
     for (const event of ext.events) {
       const list = lists.get(event);
-      if (list === undefined) lists.set(event, [ext.process]);
-      else list.push(ext.process);
+      if (list === undefined) lists.set(event, [writer]);
+      else list.push(writer);
     }
   }
   ctx.subscribers = lists;
@@ -45,7 +46,7 @@ export function sendEvent(ctx: HostContext, event: object): number {
     throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
   }
   let sent = 0;
-  // One string for all: each connection queues the same line.
-  for (let i = 0; i < targets.length; i++) if (targets[i]!.sendLine(line)) sent++;
+  // One string for all: each writer queues the same line (and drops it, reporting, past its bound).
+  for (let i = 0; i < targets.length; i++) if (targets[i]!.offerEvent(line)) sent++;
   return sent;
 }

@@ -3,6 +3,7 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
+import type { OutboundWriter } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
@@ -240,6 +241,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
     this.state = 'running';
+    this.connection.accept(true);
     const negotiated = negotiate(frame.capabilities, this.offered);
     if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
@@ -297,6 +299,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     this.disconnected = error;
     this.endReason = reason;
     this.state = 'stopping';
+    this.connection.accept(false);
     this.logLine(error.message);
     this.connection.rejectAll(error);
     void this.transport.terminate();
@@ -328,10 +331,13 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     return this.connection.sendLine(encodeFrame(frame), frame.type);
   }
 
-  /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. Like send(). */
-  sendLine(line: string): boolean {
-    if (this.state !== 'running') return false;
-    return this.connection.sendLine(line, 'event');
+  /**
+   * Where an already encoded event line goes (one event fanned out to many): `offerEvent(line)`
+   * queues it while the process is running, like send(), without the process or its connection in
+   * between (each is one more object touched per extension on every emit()).
+   */
+  get events(): OutboundWriter {
+    return this.connection.events;
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
@@ -380,6 +386,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     const wasRunning = this.state === 'running';
     this.endReason ??= 'stopped';
     this.state = 'stopping';
+    this.connection.accept(false);
     this.connection.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
     this.failEarly(this.stoppedBeforeHello());
     if (wasRunning) {

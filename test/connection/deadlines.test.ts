@@ -239,3 +239,50 @@ describe('Deadlines: a kept group once its requests settled', () => {
     expect(fired).toEqual(['c', 'd']);
   });
 });
+
+describe('a kept group taken again (its timer is not refreshed per request)', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('times a later request out at its own deadline, not at the kept timer first set', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    a.deadline = deadlines.join(a, 300);
+    deadlines.endTick();
+    vi.advanceTimersByTime(10);
+    deadlines.release(a);
+    vi.advanceTimersByTime(190);
+    // t = 200: the kept group (timer set at 0) is taken again; b's deadline is 500.
+    const b = entry('b');
+    b.deadline = deadlines.join(b, 300);
+    deadlines.endTick();
+    expect(b.deadline).toBe(a.deadline);
+    vi.advanceTimersByTime(299);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['b']);
+  });
+
+  it('one call after the other for many deadlines: none times out, and the last one still does on time', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    let last: Entry | undefined;
+    // 100 calls of 70 ms each, one at a time: 7,000 ms, 23 times the timeout.
+    for (let i = 0; i < 100; i++) {
+      const e = entry(`c${i}`);
+      e.deadline = deadlines.join(e, 300);
+      deadlines.endTick();
+      vi.advanceTimersByTime(70);
+      if (i < 99) deadlines.release(e);
+      last = e;
+    }
+    expect(fired).toEqual([]);
+    // The last call started 70 ms ago: 229 ms more is within its deadline, 230 is past it.
+    vi.advanceTimersByTime(229);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual([last!.name]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -69,11 +69,21 @@ async function afterThrowingWrite() {
   await settleIo();
   // With one in flight the next request is written at once: its write throws.
   peer.state.throwNext = true;
-  await expect(connection.request(call('second'), { timeoutMs: 60_000 })).rejects.toThrow('write after destroy');
-  return { peer, connection, diagnostics, disconnects };
+  const second = connection.request(call('second'), { timeoutMs: 60_000 });
+  await expect(second).rejects.toThrow('write after destroy');
+  const error = await second.catch((e: ExtensionHostError) => e);
+  return { peer, connection, diagnostics, disconnects, error };
 }
 
 describe('a write that throws', () => {
+  it('fails its request at once with a typed error naming the extension and its log, and leaves it pending nowhere', async () => {
+    const { connection, error } = await afterThrowingWrite();
+    expect(error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'mem', logPath: '/logs/ext-mem.log' });
+    expect(error.message).toMatch(/^mem: tool_call could not be written: write after destroy/);
+    expect(connection.has('mem:2')).toBe(false);
+    connection.close();
+  });
+
   it('a later write left in progress that completes within stuckMs is progress: no STDIN_STUCK', async () => {
     const { peer, connection, diagnostics } = await afterThrowingWrite();
     peer.state.hold = true;
