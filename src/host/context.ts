@@ -2,8 +2,6 @@ import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
 import type { ExtensionStep } from '../intercept/extension-step.js';
 import type { OutboundWriter } from '../connection/writer.js';
-import type { ResponseMapper } from '../process/extension-process.js';
-import type { ToolResultFrame } from '../protocol/frames.js';
 import type { ClosedPanels } from './closed-panels.js';
 import type { HostDiagnostics } from './diagnostics.js';
 import type { Embedder } from './embedder.js';
@@ -12,7 +10,7 @@ import type { LoadedExtension } from './loaded-extension.js';
 import type { TimeoutValues } from './options.js';
 import type { HostTracer } from './tracing.js';
 import type { Registry } from './registry.js';
-import type { ExtensionHostOptions, ToolResult } from './types.js';
+import type { ExtensionHostOptions } from './types.js';
 
 export type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -51,7 +49,6 @@ export interface HostContext {
   readonly toolRegistry: Registry<ToolValue>;
   /** Deferred tools activated since start. */
   readonly activated: Set<string>;
-  readonly toolMappers: WeakMap<LoadedExtension, ResponseMapper<ToolResultFrame, ToolResult>>;
   /** Open panels: each panel id and the extensions that have it open (a panel is the pair), in open order. */
   readonly panels: Map<string, LoadedExtension[]>;
   readonly closedPanels: ClosedPanels<LoadedExtension>;

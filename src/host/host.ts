@@ -93,7 +93,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       commandRegistry: new Registry((name) => name.toLowerCase(), new Set((options.builtinCommands ?? []).map((name) => name.toLowerCase()))),
       toolRegistry: new Registry((name) => name, new Set(options.builtinTools ?? DEFAULT_BUILTIN_TOOLS)),
       activated: new Set(),
-      toolMappers: new WeakMap(),
       panels: new Map(),
       closedPanels: new ClosedPanels(),
       adapters: new Map(),

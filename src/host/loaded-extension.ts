@@ -2,15 +2,15 @@ import { ExtensionHostError } from '../errors.js';
 import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { Interceptor } from '../intercept/types.js';
-import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
-import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType, ResponseMapper } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 import { onExtensionExit } from './extension-exit.js';
 import { routeFrame } from './frame-router.js';
 import { toolProgressEvent } from './progress.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Supervisor } from './supervisor.js';
 import type { HostContext } from './context.js';
-import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
+import type { CommandInfo, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo, ToolResult } from './types.js';
 import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
 import type { FrameRates } from './frame-rates.js';
 import { scopeNames } from './permissions.js';
@@ -113,6 +113,8 @@ export class LoadedExtension implements ProcessWatcher {
   retired = false;
   /** Its environment and permission scope (extension-security.ts). */
   security: ExtensionSecurity = UNRESTRICTED;
+  /** What its tool results are turned into, made at its first tool call (tools.ts): no lookup per call. */
+  toolMapper: ResponseMapper<ToolResultFrame, ToolResult> | undefined;
 
   constructor(
     readonly order: number,

@@ -47,12 +47,7 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
 }
 
 function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<ToolResultFrame, ToolResult> {
-  let mapper = ctx.toolMappers.get(ext);
-  if (mapper === undefined) {
-    mapper = new ToolMapper(ctx, ext);
-    ctx.toolMappers.set(ext, mapper);
-  }
-  return mapper;
+  return (ext.toolMapper ??= new ToolMapper(ctx, ext));
 }
 
 /** One per extension that was called, kept with it: methods, not two closures and their context. */

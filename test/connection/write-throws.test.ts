@@ -71,7 +71,7 @@ async function afterThrowingWrite() {
   peer.state.throwNext = true;
   const second = connection.request(call('second'), { timeoutMs: 60_000 });
   await expect(second).rejects.toThrow('write after destroy');
-  const error = await second.catch((e: ExtensionHostError) => e);
+  const error = (await second.catch((e: unknown) => e)) as ExtensionHostError;
   return { peer, connection, diagnostics, disconnects, error };
 }
 
