@@ -140,8 +140,9 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
   }
 
   get writable(): boolean {
-    const input = this.input;
-    return input !== undefined && !input.destroyed && !input.writableEnded;
+    // Writable#writable (not ended, destroyed or errored) reads the write side's state only;
+    // `destroyed` of a Duplex (a pipe is a socket) reads the read side's too, on every flush.
+    return this.input?.writable === true;
   }
 
   get writing(): boolean {
