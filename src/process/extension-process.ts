@@ -194,7 +194,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
-      progressLine(line, this.gate?.codec, this.connection, this);
+      progressLine(line, this.gate?.codec, this.connection, this, decoded.value);
       return;
     }
     this.stats.badLines++;
