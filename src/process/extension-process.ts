@@ -136,10 +136,10 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     } finally {
       this.opening = undefined;
     }
-    // Stopped while it spawned: the stop closes the peer just opened (see doStop).
+    // Stopped while it spawned or connected: the stop closes the peer just opened (see doStop).
     if (this.stopping !== undefined) {
       wait.end();
-      throw this.stoppedBeforeHello();
+      throw this.saidHello ? this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped during its start`) : this.stoppedBeforeHello();
     }
     this.connected = true;
     // A remote peer's connect counts against the hello timeout: one deadline for the whole start.
@@ -362,7 +362,9 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   }
 
   private async doStop(): Promise<void> {
-    if (!this.connected || this.exitInfo !== undefined) {
+    // Running without `connected`: its hello came with the connect's last bytes, before the
+    // transport's start returned. It is a peer like any other: it gets the goodbye.
+    if ((!this.connected && this.state !== 'running') || this.exitInfo !== undefined) {
       if (this.state !== 'closed') {
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'stopped' });
