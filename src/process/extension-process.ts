@@ -218,7 +218,11 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
       this.acceptHello(frame);
       return;
     }
-    if (this.state !== 'running') return;
+    if (this.state !== 'running') {
+      // The goodbye answered: a transport waiting for it closes now.
+      if (frame.type === 'shutdown_ack') this.transport.shutdownAcked?.();
+      return;
+    }
     switch (frame.type) {
       case 'tool_result':
       case 'command_response':

@@ -131,6 +131,20 @@ describe('stopping a remote extension', () => {
     expect(await connection.closed).toEqual({ code: 1000, reason: 'shutdown' });
   });
 
+  it('a shutdown_ack after another line in the same message ends the wait too', { timeout: TEST_MS }, async () => {
+    const server = await peer({
+      onConnection: (c) => {
+        void c.hello('acks', [{ type: 'ready' }]);
+        void c.next('shutdown').then(() => c.send('{"type":"notify","message":"bye"}\n{"type":"shutdown_ack"}'));
+      },
+    });
+    // A stop that waited out the grace would end the test by its timeout.
+    const { host } = await kit.start({ explicit: [server.url], timeouts: { shutdown: 60_000 } });
+    const connection = await server.connection();
+    await host.stop();
+    expect(await connection.closed).toEqual({ code: 1000, reason: 'shutdown' });
+  });
+
   it('stopped once its hello came with the upgrade, before the connect returned: shutdown, the shutdown_ack, a normal close', { timeout: TEST_MS }, async () => {
     const server = await peer({
       withUpgrade: true,
