@@ -46,7 +46,7 @@ class BadInputTest(unittest.TestCase):
     def test_garbage_lines_are_logged_and_skipped(self):
         h = self.h
         h.send_raw(b"this is not json\n[1,2,3]\n42\n{\"type\":\"mystery\"}\n\r\n\n   \n\xff\xfe\n")
-        h.send_raw(b'{"type":"event","event":"turn_start"}\n{"type":"panel_key","panel_id":"p","key":"f13"}\n')
+        h.send_raw(b'{"type":"event","event":"turn_start"}\n{"type":"panel_key","panel_id":"p","key":13}\n')
         self.assertEqual(h.command("/show still works"), {"action": "display", "display": "still works"})
         log = "\n".join(h.stderr)
         for expected in ["not JSON", "not a JSON object: [1,2,3]", "not a JSON object: 42", 'unknown frame type "mystery"', "invalid event frame (step: missing", "invalid panel_key frame"]:

@@ -46,6 +46,21 @@ class PanelTest(unittest.TestCase):
             self.assertIn({"type": "panel_close", "panel_id": "other"}, h.frames)
             self.assertEqual(h.notes, [{"level": "info", "message": "main closed"}])
 
+    def test_a_key_name_outside_the_spec_list_reaches_the_handler_as_it_is(self):
+        ext = Extension("panels")
+        seen = []
+
+        @ext.on_panel_key("p")
+        def key(key, text, panel):
+            seen.append((key, text))
+
+        with TestHost(ext) as h:
+            h.press_key("p", "unknown")
+            h.press_key("p", "f13", "x")
+            h.press_key("p", "down")
+            self.assertEqual(seen, [("unknown", None), ("f13", "x"), ("down", None)])
+            self.assertFalse(any("invalid panel_key frame" in line for line in h.stderr))
+
     def test_keys_for_a_panel_without_handler_are_ignored_and_a_raising_handler_is_logged(self):
         ext = Extension("panels")
 

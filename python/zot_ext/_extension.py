@@ -224,6 +224,7 @@ class Extension:
 
     def on_panel_key(self, panel_id: str) -> Callable[[F], F]:
         """Decorator: `handler(key: str, text: str | None, panel: Panel)` for the keys of a panel.
+        `key` is one of PANEL_KEYS or another name the host forwarded as it is.
         Keys of one panel reach it in order, each after the previous one finished."""
         return self._panel_handler(self._panel_keys, "on_panel_key", panel_id)
 

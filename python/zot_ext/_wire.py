@@ -7,6 +7,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 #: Largest frame, in bytes without the LF (and one CR): the host's cap, the spec's 4 MiB.
 MAX_FRAME_BYTES = 4 * 1024 * 1024
 
+#: The spec's panel key names. The host forwards any other name as it is (zot may send "unknown"):
+#: a handler gets it too.
 PANEL_KEYS = (
     "up", "down", "left", "right", "enter", "esc", "tab",
     "pageup", "pagedown", "home", "end", "backspace", "delete", "rune",
@@ -148,7 +150,6 @@ _object: _Check = (lambda v: isinstance(v, dict), "object")
 _number: _Check = (_is_number, "number")
 _integer: _Check = (_is_int, "integer")
 _panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string")
-_panel_key: _Check = (lambda v: v in PANEL_KEYS, "one of " + ", ".join(PANEL_KEYS))
 
 _FIELDS: Dict[str, Dict[str, _Check]] = {
     "hello_ack": {
@@ -159,7 +160,7 @@ _FIELDS: Dict[str, Dict[str, _Check]] = {
     "tool_call": {"id": _string, "name": _string, "args": _object},
     "event": {"event": _string},
     "event_intercept": {"id": _string, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES))},
-    "panel_key": {"panel_id": _string, "key": _panel_key},
+    "panel_key": {"panel_id": _string, "key": _string},
     "panel_close": {"panel_id": _panel_id},
     "shutdown": {},
     # capability "cancel": the host gave up on request `id`

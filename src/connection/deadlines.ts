@@ -94,8 +94,10 @@ export class Deadlines<T extends Timed> {
 
   private openGroup(timeoutMs: number): DeadlineGroup<T> | undefined {
     const first = this.openFirst;
-    if (first === undefined || first.timeoutMs === timeoutMs) return first;
-    return this.openMore?.get(timeoutMs);
+    if (first !== undefined && first.timeoutMs === timeoutMs) return first;
+    // The first slot may be empty while groups of other timeouts are open (closeOpen).
+    const more = this.openMore;
+    return more !== undefined && more.size > 0 ? more.get(timeoutMs) : undefined;
   }
 
   /** Marks `entry` settled: its group's timer is cleared with the last entry of the group. */
@@ -127,19 +129,8 @@ export class Deadlines<T extends Timed> {
   }
 
   private closeOpen(timeoutMs: number): void {
-    if (this.openFirst?.timeoutMs === timeoutMs) {
-      // The first slot is taken over by another open group, if any (keeps lookups exact).
-      const more = this.openMore;
-      let next: DeadlineGroup<T> | undefined;
-      if (more !== undefined && more.size > 0) {
-        const [ms, group] = more.entries().next().value!;
-        more.delete(ms);
-        next = group;
-      }
-      this.openFirst = next;
-    } else {
-      this.openMore?.delete(timeoutMs);
-    }
+    if (this.openFirst?.timeoutMs === timeoutMs) this.openFirst = undefined;
+    else this.openMore?.delete(timeoutMs);
   }
 
   /** The tick is over: its requests join new groups. */

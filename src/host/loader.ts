@@ -1,6 +1,7 @@
 import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
+import type { Manifest } from '../manifest/schema.js';
 import { nameKey } from '../manifest/limits.js';
 import { securityFor } from './extension-security.js';
 import { memoryChild } from '../transport/memory.js';
@@ -72,7 +73,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
 }
 
 /** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
-function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: { exec?: string | undefined; args?: readonly string[] | undefined; url?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; env?: readonly string[] | undefined; permissions?: readonly string[] | undefined }): ExtensionSpec {
+function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: Manifest): ExtensionSpec {
   const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [] };
   if (manifest.url !== undefined) spec.url = manifest.url;
   if (manifest.headers !== undefined) spec.headers = manifest.headers;

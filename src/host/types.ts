@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { ExtensionSource } from '../manifest/index.js';
-import type { CommandAction, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
 import type { ToolProgress } from './call-options.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { TracingOption } from './tracing-option.js';
@@ -353,9 +353,5 @@ export interface HostEvents {
   'tool:progress': [progress: ToolProgress];
 }
 
-/**
- * A panel key: one of the spec's names (`PANEL_KEYS`), or any other non-empty name, forwarded as it is
- * (zot may send `unknown`).
- */
-export type PanelKey = PanelKeyName | (string & {});
+export type { PanelKey } from '../protocol/frames.js';
 export type { PanelCallOptions } from './panel-types.js';

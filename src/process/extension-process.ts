@@ -137,10 +137,10 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     } finally {
       this.opening = undefined;
     }
-    // Stopped while it spawned: the stop closes the peer just opened (see doStop).
+    // Stopped while it spawned or connected: the stop closes the peer just opened (see doStop).
     if (this.stopping !== undefined) {
       wait.end();
-      throw this.stoppedBeforeHello();
+      throw this.saidHello ? this.error(ErrorCode.NOT_STARTED, `${this.name} was stopped during its start`) : this.stoppedBeforeHello();
     }
     this.connected = true;
     // A remote peer's connect counts against the hello timeout: one deadline for the whole start.
@@ -195,7 +195,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     const { problem } = decoded;
     // Not a frame of zot's: one only an extension that negotiated "progress" may send.
     if (problem.kind === 'unknown_type' && problem.type === 'progress' && this.state === 'running' && this.capabilities.includes('progress')) {
-      progressLine(line, this.gate?.codec, this.connection, this);
+      progressLine(line, this.gate?.codec, this.connection, this, decoded.value);
       return;
     }
     this.stats.badLines++;
@@ -219,7 +219,11 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
       this.acceptHello(frame);
       return;
     }
-    if (this.state !== 'running') return;
+    if (this.state !== 'running') {
+      // The goodbye answered: a transport waiting for it closes now.
+      if (frame.type === 'shutdown_ack') this.transport.shutdownAcked?.();
+      return;
+    }
     switch (frame.type) {
       case 'tool_result':
       case 'command_response':
@@ -368,7 +372,9 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   }
 
   private async doStop(): Promise<void> {
-    if (!this.connected || this.exitInfo !== undefined) {
+    // Running without `connected`: its hello came with the connect's last bytes, before the
+    // transport's start returned. It is a peer like any other: it gets the goodbye.
+    if ((!this.connected && this.state !== 'running') || this.exitInfo !== undefined) {
       if (this.state !== 'closed') {
         this.state = 'closed';
         this.finish({ code: null, signal: null, reason: 'stopped' });

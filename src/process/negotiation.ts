@@ -47,9 +47,18 @@ interface ProgressSink {
   progressed(frame: ProgressFrame, request: RequestFrame<RequestType>): void;
 }
 
-/** A `progress` line of an extension that negotiated "progress": to its pending request, or a counted diagnostic. */
-export function progressLine(line: string, codec: CodecModule | undefined, connection: Connection, sink: ProgressSink): void {
-  const frame = decodeProgress(line, codec);
+/**
+ * A `progress` line of an extension that negotiated "progress": to its pending request, or a
+ * counted diagnostic. `value` is the line as decodeLine() parsed it (parsed here when not given).
+ */
+export function progressLine(
+  line: string,
+  codec: CodecModule | undefined,
+  connection: Connection,
+  sink: ProgressSink,
+  value = JSON.parse(line) as Record<string, unknown>,
+): void {
+  const frame = decodeProgress(value, codec);
   // Only a line off the plain shape needs the schemas (to word the problem): held until they load.
   if (isLineProblem(frame) && needsCodec(frame) && sink.holdForCodec(line)) return;
   sink.stats.framesIn++;

@@ -46,10 +46,14 @@ export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; pr
 export class LineProblem {
   readonly type: undefined = undefined;
   readonly ok = false as const;
-  /** `unchecked`: only a problem because there was no codec (see needsCodec). */
+  /**
+   * `unchecked`: only a problem because there was no codec (see needsCodec). `value`: the parsed
+   * object of an `unknown_type` line, so that a `progress` line is not parsed again.
+   */
   constructor(
     readonly problem: FrameProblem,
     readonly unchecked = false,
+    readonly value: Record<string, unknown> | undefined = undefined,
   ) {}
 }
 
@@ -114,7 +118,7 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
   }
   if (typeof type !== 'string' || !EXTENSION_FRAME_TYPES.has(type)) {
     const shown = typeof type === 'string' ? type : String(type);
-    return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` });
+    return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` }, false, value as Record<string, unknown>);
   }
   if (fastPath) {
     const plain = plainFrame(value as Record<string, unknown>, type);
@@ -129,10 +133,10 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
 
 /**
  * A `progress` line (decodeLine() calls it an unknown type: it is one for a plain zot extension),
- * from an extension that negotiated "progress": the frame, or why it is not a valid one.
+ * from an extension that negotiated "progress", as the parsed object decodeLine() kept in its
+ * problem (`LineProblem.value`): the frame, or why it is not a valid one.
  */
-export function decodeProgress(line: string, codec: CodecModule | undefined): ProgressFrame | LineProblem {
-  const value = JSON.parse(line) as Record<string, unknown>;
+export function decodeProgress(value: Record<string, unknown>, codec: CodecModule | undefined): ProgressFrame | LineProblem {
   const plain = plainProgress(value);
   if (plain !== undefined) return plain;
   if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: NOT_LOADED('progress') }, true);

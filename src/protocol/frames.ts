@@ -334,6 +334,11 @@ export type EventInterceptFrame = z.infer<typeof EventInterceptFrame>;
 
 export const PanelKeyName = z.enum(PANEL_KEYS);
 export type PanelKeyName = z.infer<typeof PanelKeyName>;
+/**
+ * A panel key: one of the spec's names (`PANEL_KEYS`), or any other non-empty name, forwarded as it
+ * is (zot may send `unknown`); an extension gets it as it came.
+ */
+export type PanelKey = PanelKeyName | (string & {});
 
 export const PanelKeyFrame = z.object({
   type: z.literal('panel_key'),

@@ -16,6 +16,9 @@ import {
 import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
 import type { HostInfo } from './types.js';
 
+/** `panel_key` with any key name: the host forwards a name outside the spec's list as it is. */
+const AnyPanelKeyFrame = PanelKeyFrame.extend({ key: z.string() });
+
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
@@ -25,7 +28,7 @@ const SCHEMAS = {
   tool_call: ToolCallFrame,
   event: EventFrame,
   event_intercept: EventInterceptFrame,
-  panel_key: PanelKeyFrame,
+  panel_key: AnyPanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
   cancel: CancelFrame,

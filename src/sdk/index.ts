@@ -43,6 +43,7 @@ export type {
   InterceptName,
   NotifyLevel,
   PanelKeyName,
+  PanelKey,
   JsonObject,
   ContentBlock,
   TextBlock,

@@ -1,5 +1,5 @@
 /** Handler and context types of the SDK's public surface. */
-import type { InterceptName, JsonObject, NotifyLevel, PanelKeyName } from '../protocol/frames.js';
+import type { InterceptName, JsonObject, NotifyLevel, PanelKey } from '../protocol/frames.js';
 import type { EventPayload, InterceptDecisions, InterceptInputs } from './events.js';
 import type { CommandResponse, PanelView } from './responses.js';
 import type { ToolReturn } from './results.js';
@@ -102,7 +102,8 @@ export type InterceptHandler<K extends InterceptName> = (
 
 /** Keys of one panel reach its handler strictly in order, each after the previous one settled. */
 export type PanelKeyHandler = (
-  key: PanelKeyName,
+  /** One of the spec's names (`PanelKeyName`), or another name the host forwarded as it is. */
+  key: PanelKey,
   /** The typed character, for `key === 'rune'`. */
   text: string | undefined,
   panel: PanelHandle,

@@ -95,6 +95,12 @@ export interface Transport {
    * `reason` is for transports that tell their peer why.
    */
   close(reason?: string, options?: TransportCloseOptions): Promise<void>;
+  /**
+   * The owner decoded the peer's `shutdown_ack` (the frames are the owner's, the bytes the
+   * transport's). Optional: a transport whose close() waits for the acknowledgement (WebSocket,
+   * whose peer has no exit to wait for) goes on at once instead of waiting out the grace.
+   */
+  shutdownAcked?(): void;
   /** Forces the peer to end now (stdio: SIGTERM, then SIGKILL after the kill grace); resolves at `close`, or gives up. */
   terminate(): Promise<void>;
   /** Tells `watcher` of every `error`, `exit` and `close`, before the events' listeners (one watcher). */

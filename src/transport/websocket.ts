@@ -164,7 +164,6 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       this.alive();
       // binaryType is nodebuffer: text and binary messages are one Buffer each.
       const text = data.toString('utf8');
-      if (this.closing && this.onAck !== undefined && text.includes('shutdown_ack') && isShutdownAck(text)) this.onAck();
       if (!text.includes('\n')) {
         if (text !== '') receiver(text);
         return;
@@ -298,6 +297,11 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     if (!(await this.waitClosed(this.options.killMs ?? 1000))) await this.terminate();
   }
 
+  /** The owner decoded the peer's `shutdown_ack`: a close() waiting for it goes on. */
+  shutdownAcked(): void {
+    if (this.closing) this.onAck?.();
+  }
+
   async terminate(): Promise<void> {
     const socket = this.socket;
     if (socket === undefined || this.ended) return;
@@ -314,13 +318,5 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     const full = `${message}; see ${log.path}`;
     void log.write(full);
     return new ExtensionHostError(ErrorCode.SPAWN_FAILED, full, { extension: name, logPath: log.path, cause });
-  }
-}
-
-function isShutdownAck(text: string): boolean {
-  try {
-    return (JSON.parse(text) as { type?: unknown } | null)?.type === 'shutdown_ack';
-  } catch {
-    return false;
   }
 }

@@ -1,7 +1,7 @@
 // A WebSocket server on 127.0.0.1 that plays a remote extension: scripted (the test sends and reads
 // frames per connection) or an SDK extension run in this process per connection. Close it in
 // afterEach: it terminates every connection and stops listening.
-import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -67,6 +67,11 @@ export interface WsPeerOptions {
   autoPong?: boolean | undefined;
   /** Refuse an upgrade without this `Authorization` header value (401). */
   authorization?: string | undefined;
+  /**
+   * What onConnection sends at once leaves in one TCP write with the upgrade's answer: the client
+   * reads the frames with the upgrade (its connect has not returned yet when they arrive).
+   */
+  withUpgrade?: boolean | undefined;
 }
 
 export interface WsPeer {
@@ -80,19 +85,32 @@ export interface WsPeer {
 }
 
 export async function startWsPeer(options: WsPeerOptions = {}): Promise<WsPeer> {
+  // withUpgrade: the upgrade is handed over by hand, its socket corked until onConnection ran.
+  const http = options.withUpgrade === true ? createServer() : undefined;
   const server = new WebSocketServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...(http === undefined ? { host: '127.0.0.1', port: 0 } : { noServer: true }),
     autoPong: options.autoPong ?? true,
     maxPayload: 64 * 1024 * 1024,
     verifyClient:
       options.authorization === undefined ? undefined : (info, done) => (info.req.headers.authorization === options.authorization ? done(true) : done(false, 401, 'Unauthorized')),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const port = (server.address() as net.AddressInfo).port;
+  if (http !== undefined) {
+    http.on('upgrade', (request, socket, head) => {
+      socket.cork();
+      server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
+      process.nextTick(() => socket.uncork());
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(0, '127.0.0.1', resolve);
+    });
+  } else {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  }
+  const port = ((http ?? server).address() as net.AddressInfo).port;
   const connections: PeerConnection[] = [];
   const waiters = new Set<() => void>();
   server.on('connection', (socket, request) => {
@@ -117,6 +135,7 @@ export async function startWsPeer(options: WsPeerOptions = {}): Promise<WsPeer> 
     close: async () => {
       for (const client of server.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (http !== undefined) await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }

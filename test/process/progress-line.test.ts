@@ -1,11 +1,18 @@
 // `progress` lines in the plain valid shape go to their request without the frame schemas: a tool
 // that reports progress never makes the host load zod; a line off that shape waits for them, so
 // its problem is worded by the schema, in order with the lines after it.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Connection } from '../../src/connection/connection.js';
 import { CodecGate } from '../../src/process/codec-gate.js';
+import { ExtensionProcess } from '../../src/process/extension-process.js';
 import { progressLine as progressLineOf } from '../../src/process/negotiation.js';
-import { WAIT_MS, withDeadline } from '../helpers/wait.js';
+import type { ProgressFrame } from '../../src/protocol/frames.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { memoryExtension } from '../helpers/memory-extension.js';
+import { WAIT_MS, waitUntil, withDeadline } from '../helpers/wait.js';
+
+const logs = tempDir();
+afterAll(() => logs.cleanup());
 
 type Sink = Parameters<typeof progressLineOf>[3];
 /** As the process calls it: the gate's codec, and the gate to hold a line in. */
@@ -79,6 +86,41 @@ describe('progress lines', () => {
       progressLine(line, fresh.gate, fresh.connection, fresh.sink);
       expect(fresh.emitted).toEqual([]);
       expect(fresh.stats.framesIn).toBe(0);
+    }
+  });
+});
+
+describe('a progress line at the process', () => {
+  it('is parsed once: the frame decoder keeps the parsed object for the progress path', { timeout: 10_000 }, async () => {
+    const ext = memoryExtension();
+    const proc = new ExtensionProcess({
+      name: 'mem',
+      dir: logs.dir,
+      launch: { kind: 'connect', connect: () => ext.child },
+      logDir: logs.dir,
+      host: { hostVersion: '1.0.0', provider: '', model: '', cwd: logs.dir },
+      timeouts: { shutdown: 100, kill: 100 },
+    });
+    try {
+      const started = proc.start();
+      ext.send({ type: 'hello', name: 'mem', capabilities: ['progress'] });
+      await started;
+      const seen: ProgressFrame[] = [];
+      const call = proc.request({ type: 'tool_call', name: 't', args: {} }, { onProgress: (frame) => seen.push(frame) });
+      await waitUntil('the tool call at the extension', () => ext.requests('tool_call').length === 1);
+      const id = ext.requests('tool_call')[0]!.id as string;
+      const parse = vi.spyOn(JSON, 'parse');
+      try {
+        proc.lineIn(`{"type":"progress","id":${JSON.stringify(id)},"progress":1,"total":2}`);
+        expect(parse).toHaveBeenCalledTimes(1);
+      } finally {
+        parse.mockRestore();
+      }
+      expect(seen).toEqual([{ type: 'progress', id, progress: 1, total: 2 }]);
+      ext.send({ type: 'tool_result', id, content: [] });
+      await call;
+    } finally {
+      await proc.stop();
     }
   });
 });

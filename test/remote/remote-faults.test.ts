@@ -2,9 +2,11 @@
 // gone mid-call, a silent network (keep-alive), reconnect under a restart policy, many calls at
 // once, in-band shutdown, and a connection that never comes about.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
 import type { ExtensionHost } from '../../src/host/host.js';
+import { ExtensionProcess } from '../../src/process/extension-process.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { hostKit, textOf } from '../helpers/host.js';
 import { nextEvent, waitUntil } from '../helpers/wait.js';
 import { closedPort, serveExtension, startSilentTcp, startWsPeer, type PeerConnection, type WsPeer } from '../helpers/ws-peer.js';
@@ -15,6 +17,8 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
+const logs = tempDir();
+afterAll(() => logs.cleanup());
 
 async function peer(options: Parameters<typeof startWsPeer>[0] = {}): Promise<WsPeer> {
   const p = await startWsPeer(options);
@@ -125,6 +129,54 @@ describe('stopping a remote extension', () => {
     await host.stop();
     expect(connection.frames.map((f) => f.type)).toEqual(['hello_ack', 'shutdown']);
     expect(await connection.closed).toEqual({ code: 1000, reason: 'shutdown' });
+  });
+
+  it('a shutdown_ack after another line in the same message ends the wait too', { timeout: TEST_MS }, async () => {
+    const server = await peer({
+      onConnection: (c) => {
+        void c.hello('acks', [{ type: 'ready' }]);
+        void c.next('shutdown').then(() => c.send('{"type":"notify","message":"bye"}\n{"type":"shutdown_ack"}'));
+      },
+    });
+    // A stop that waited out the grace would end the test by its timeout.
+    const { host } = await kit.start({ explicit: [server.url], timeouts: { shutdown: 60_000 } });
+    const connection = await server.connection();
+    await host.stop();
+    expect(await connection.closed).toEqual({ code: 1000, reason: 'shutdown' });
+  });
+
+  it('stopped once its hello came with the upgrade, before the connect returned: shutdown, the shutdown_ack, a normal close', { timeout: TEST_MS }, async () => {
+    const server = await peer({
+      withUpgrade: true,
+      onConnection: (c) => {
+        c.send({ type: 'hello', name: 'eager', version: '1.0.0' });
+        c.send({ type: 'ready' });
+        void c.next('shutdown').then(() => c.send({ type: 'shutdown_ack' }));
+      },
+    });
+    const proc = new ExtensionProcess({
+      name: 'eager',
+      dir: logs.dir,
+      launch: { kind: 'remote', url: server.url },
+      logDir: logs.dir,
+      host: { hostVersion: '1.0.0', provider: '', model: '', cwd: logs.dir },
+      // A stop that waited out the grace would end the test by its timeout.
+      timeouts: { shutdown: 60_000 },
+    });
+    cleanups.push(() => proc.stop());
+    let stopped: Promise<void> | undefined;
+    // `ready` is read right after hello, with the upgrade: the transport's start has not returned.
+    proc.on('frame', (frame) => {
+      if (frame.type === 'ready') stopped ??= proc.stop();
+    });
+    // Stopped before its start returned (a stop after it leaves the start resolved).
+    await expect(proc.start()).rejects.toMatchObject({ code: 'NOT_STARTED', message: 'eager was stopped during its start' });
+    expect(stopped).toBeDefined();
+    await stopped;
+    const connection = await server.connection();
+    expect(connection.frames.map((f) => f.type)).toEqual(['hello_ack', 'shutdown']);
+    expect(await connection.closed).toEqual({ code: 1000, reason: 'shutdown' });
+    expect((await proc.exited).reason).toBe('stopped');
   });
 
   it('a peer that ignores shutdown is closed after the shutdown grace', { timeout: TEST_MS }, async () => {

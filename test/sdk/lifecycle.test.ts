@@ -71,7 +71,7 @@ describe('lifecycle', () => {
     host.sendRaw('this is not json\n');
     host.sendRaw('[1,2,3]\n');
     host.sendRaw('{"type":"mystery"}\n');
-    host.sendRaw('{"type":"panel_key","panel_id":"p","key":"f13"}\n');
+    host.sendRaw('{"type":"panel_key","panel_id":"p","key":13}\n');
     expect(await host.command('ping')).toMatchObject({ display: 'pong' });
     expect(host.stderr).toContain('[robust] ignored input line: not JSON');
     expect(host.stderr).toContain('not a JSON object');

@@ -93,6 +93,28 @@ describe('panels', () => {
     stuck.open();
   });
 
+  it('hands a key name outside the spec’s list to the handler as it is (the host forwards it so)', async () => {
+    const ext = defineExtension({ name: 'keys' });
+    const seen: [string, string | undefined][] = [];
+    const last = gate();
+    ext.onPanelKey('p', (key, text) => {
+      seen.push([key, text]);
+      if (key === 'down') last.open();
+    });
+    const host = start(ext);
+    await host.handshake();
+    host.sendRaw('{"type":"panel_key","panel_id":"p","key":"unknown"}\n');
+    host.sendRaw('{"type":"panel_key","panel_id":"p","key":"f13","text":"x"}\n');
+    host.sendRaw('{"type":"panel_key","panel_id":"p","key":"down"}\n');
+    await last.promise;
+    expect(seen).toEqual([
+      ['unknown', undefined],
+      ['f13', 'x'],
+      ['down', undefined],
+    ]);
+    expect(host.stderr).not.toContain('invalid panel_key frame');
+  });
+
   it('renders and closes panels through ext.panel() and ctx.panel()', async () => {
     const ext = defineExtension({ name: 'push' });
     ext.command('refresh', (_args, ctx) => {

@@ -9,6 +9,7 @@ import {
   type CustomEventPayload,
   type HostInfo,
   type JsonObject,
+  type PanelKey,
   type PanelKeyName,
   type RequestContext,
   type StandardSchemaToolOptions,
@@ -85,7 +86,10 @@ describe('SDK types', () => {
     // @ts-expect-error a bare string is not a command response
     ext.command('bad', () => 'text');
     ext.onPanelKey('p', (key, text) => {
-      expectTypeOf(key).toEqualTypeOf<PanelKeyName>();
+      // A name outside the spec's list comes as it is (the host forwards it); the spec's names still complete.
+      expectTypeOf(key).toEqualTypeOf<PanelKey>();
+      expectTypeOf(key).toEqualTypeOf<PanelKeyName | (string & {})>();
+      expectTypeOf<PanelKeyName>().toExtend<typeof key>();
       expectTypeOf(text).toEqualTypeOf<string | undefined>();
     });
     ext.onHello((host) => {
