@@ -97,9 +97,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   get url(): string | undefined { return this.transport.url; }
 
   /** True between a successful handshake and the end of the connection. */
-  get running(): boolean {
-    return this.state === 'running';
-  }
+  get running(): boolean { return this.state === 'running'; }
 
   /** Resolves when the connection is over. */
   get exited(): Promise<ExitInfo> {
@@ -335,11 +333,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     return this.connection.sendLine(encodeFrame(frame), frame.type);
   }
 
-  /**
-   * Where an already encoded event line goes (one event fanned out to many): `offerEvent(line)`
-   * queues it while the process is running, like send(), without the process or its connection in
-   * between (each is one more object touched per extension on every emit()).
-   */
+  /** Where emit() offers its encoded event lines (`offerEvent(line)`: queued while running, like send()). */
   get events(): OutboundWriter {
     return this.connection.events;
   }
