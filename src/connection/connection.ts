@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { PendingTable } from './pending-table.js';
-import { OutboundWriter, type WriterOptions } from './writer.js';
+import { type EventSink, OutboundWriter, type WriterOptions } from './writer.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
@@ -60,7 +60,7 @@ function capture(resolve: (value: unknown) => void, reject: (error: unknown) => 
   capturing = undefined;
 }
 
-/** Every request settles exactly once: with its answer, at its deadline, when aborted, or at close(). */
+/** Every request settles exactly once: with its answer, at its deadline, when aborted, when it cannot be written, or when the connection ends. */
 export class Connection implements WriterOptions {
   /** Keyed by the request's number (see pending-table.ts for why not a Map). */
   private readonly pending = new PendingTable<Pending>();
@@ -187,16 +187,24 @@ export class Connection implements WriterOptions {
     };
     capturing = entry;
     const promise = new Promise<unknown>(capture);
-    // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
-    const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
-    if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
-    if (signal !== undefined) this.watchAbort(entry, signal);
     this.pending.add(entry);
+    try {
+      // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
+      const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
+      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
+      if (signal !== undefined) this.watchAbort(entry, signal);
+    } catch (err) {
+      // An abort signal that cannot be listened to (not an AbortSignal): settled, the deadline released.
+      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} not sent: its signal cannot be watched: ${(err as Error).message}`, err));
+      return promise;
+    }
     try {
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
       this.writer.enqueueRequest(line, this.pending.size > 1);
     } catch (err) {
-      // A transport whose write() throws (an in-memory one after destroy): the peer is gone.
+      // A transport input whose write() throws (a custom stream can): the request fails now, and
+      // its line is taken back if it is still queued (a chunk of earlier lines was what threw).
+      this.writer.takeBack(line);
       this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.PROCESS_EXITED, `${name}: ${request} could not be written: ${(err as Error).message}`, err));
     }
     return promise;
@@ -228,7 +236,7 @@ export class Connection implements WriterOptions {
   }
 
   /** The writer that queues event lines (emit() offers them to it directly: see writer.offerEvent()). */
-  get events(): OutboundWriter {
+  get events(): EventSink {
     return this.writer;
   }
 

@@ -8,7 +8,9 @@
 // refresh()ed: when it fires, a group started again since the timer was set is set again for what
 // is left of its deadline. (refresh() walks Node's timer lists and calls into libuv: measured as
 // ~1-2 us of each small round trip on one CPU, where that code runs cold after every switch to the
-// extension.) A kept timer that fires finds nothing left to time out.
+// extension.) A kept timer that fires with nothing left to time out is dropped. Should the two
+// clocks disagree (fake timers that leave `performance` real), kept timers are refresh()ed again:
+// a deadline may then be late by one timeout once, never early.
 // An entry moved to a new deadline (move()) stays listed in its old group, which skips it: the
 // entry's `deadline` no longer names that group.
 //
@@ -48,6 +50,8 @@ export class Deadlines<T extends Timed> {
   // Made by the first join() that needs it: a connection that sends no request holds none.
   private kept: Map<number, DeadlineGroup<T>> | undefined;
   private lastKept: DeadlineGroup<T> | undefined;
+  /** performance.now() and the timers disagreed (fake timers): kept timers are refresh()ed instead (see restart). */
+  private refreshes = false;
 
   /** `onTimeout` runs for each request of a group that is not settled when its timer fires. */
   constructor(private readonly onTimeout: (entry: T, timeoutMs: number) => void) {}
@@ -61,7 +65,7 @@ export class Deadlines<T extends Timed> {
       if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
         kept.first = undefined;
         kept.more = undefined;
-        kept.startedAt = performance.now();
+        this.restart(kept);
         group = kept;
       } else {
         const now = performance.now();
@@ -151,6 +155,21 @@ export class Deadlines<T extends Timed> {
     this.lastKept = undefined;
   }
 
+  /** A kept group is taken again: its start is noted (see fire), or its timer refresh()ed once the clocks disagree. */
+  private restart(group: DeadlineGroup<T>): void {
+    if (!this.refreshes) {
+      const now = performance.now();
+      if (now >= group.armedAt) {
+        group.startedAt = now;
+        return;
+      }
+      // performance.now() went back: fake timers installed since. The timers' own clock from now on.
+      this.refreshes = true;
+    }
+    group.startedAt = group.armedAt;
+    group.timer!.refresh();
+  }
+
   private arm(group: DeadlineGroup<T>, ms: number): void {
     const timer = setTimeout(() => this.fire(group), Math.max(0, ms));
     timer.unref?.();
@@ -161,7 +180,18 @@ export class Deadlines<T extends Timed> {
     group.timer = undefined;
     if (group.live > 0 && group.startedAt > group.armedAt) {
       // Started again after its timer was set: its requests have what is left of their own deadline.
-      const left = group.startedAt + group.timeoutMs - performance.now();
+      const now = performance.now();
+      // The timer was set after its tick began: `now - armedAt` may fall short of the timeout by
+      // that tick's work. Far short, performance.now() is not moving with the timers (fake timers
+      // that leave `performance` real): never time out early; a whole timeout more for this group,
+      // and refresh() from now on.
+      if (now - group.armedAt < group.timeoutMs / 2) {
+        this.refreshes = true;
+        group.armedAt = group.startedAt = now;
+        this.arm(group, group.timeoutMs);
+        return;
+      }
+      const left = group.startedAt + group.timeoutMs - now;
       if (left > 0) {
         group.armedAt = group.startedAt;
         this.arm(group, Math.ceil(left));

@@ -48,11 +48,16 @@ export interface WriterOptions {
   dropped(line: string, type: string): void;
 }
 
+/** What emit() sees of a writer: it offers an event line (see OutboundWriter.offerEvent). */
+export interface EventSink {
+  offerEvent(line: string): boolean;
+}
+
 /**
  * The writer is its own queue (the lines waiting for this tick's write, or for the write in progress
  * to complete): an emit() to many extensions touches one object per extension, not two.
  */
-export class OutboundWriter extends OutboundQueue {
+export class OutboundWriter extends OutboundQueue implements EventSink {
   /** The peer takes one-way frames (its process is running): see offerEvent(). */
   accepting = false;
   private readonly stuck: StuckWatch;

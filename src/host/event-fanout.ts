@@ -1,5 +1,5 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import type { OutboundWriter } from '../connection/writer.js';
+import type { EventSink } from '../connection/writer.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
 import { jsonProblem } from '../protocol/json-check.js';
@@ -12,9 +12,9 @@ const TYPE_EVENT = { type: 'event' } as const;
  * first emit() after a state, a subscription or the load set changed (`ctx.subscribers = undefined`),
  * so emit() checks no extension. One entry per event someone subscribed to: bounded by the subscriptions.
  */
-function subscribers(ctx: HostContext): ReadonlyMap<string, readonly OutboundWriter[]> {
+function subscribers(ctx: HostContext): ReadonlyMap<string, readonly EventSink[]> {
   if (ctx.subscribers !== undefined) return ctx.subscribers;
-  const lists = new Map<string, OutboundWriter[]>();
+  const lists = new Map<string, EventSink[]>();
   for (const ext of ctx.loaded) {
     if (ext.state !== 'ready') continue;
     const writer = ext.process.events;

@@ -3,7 +3,7 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
-import type { OutboundWriter } from '../connection/writer.js';
+import type { EventSink } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
@@ -334,7 +334,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   }
 
   /** Where emit() offers its encoded event lines (`offerEvent(line)`: queued while running, like send()). */
-  get events(): OutboundWriter {
+  get events(): EventSink {
     return this.connection.events;
   }
 

@@ -251,3 +251,29 @@ describe('the end of a tick across connections', () => {
     }
   });
 });
+
+describe('a signal that cannot be listened to', () => {
+  it('fails the request with INVALID_ARGUMENT, unsent, with its deadline released', async () => {
+    h = await connectionHarness();
+    const signal = {
+      aborted: false,
+      reason: undefined,
+      addEventListener() {
+        throw new Error('no listeners here');
+      },
+      removeEventListener() {},
+    };
+    const error = (await h.connection.request(call(), { timeoutMs: 100, signal }).catch((e: unknown) => e)) as ExtensionHostError;
+    expect(error).toBeInstanceOf(ExtensionHostError);
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, extension: 'mem' });
+    expect(error.message).toMatch(/its signal cannot be watched: no listeners here/);
+    await settleIo();
+    expect(h.ext.requests('tool_call')).toEqual([]);
+    // Its deadline group is free again: the next request is sent and times out at its own deadline.
+    const next = outcome(h.connection.request(call('next'), { timeoutMs: 100 }));
+    await settleIo();
+    expect(h.ext.requests('tool_call').map((f) => f.name)).toEqual(['next']);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await next).toBe(ErrorCode.TIMEOUT);
+  });
+});

@@ -286,3 +286,42 @@ describe('a kept group taken again (its timer is not refreshed per request)', ()
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('deadlines under fake timers that leave performance.now() real', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }));
+  afterEach(() => vi.useRealTimers());
+
+  it('never times a restarted request out early; late by one timeout at most, once, then exact', () => {
+    const fired: string[] = [];
+    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+    const a = entry('a');
+    a.deadline = deadlines.join(a, 300);
+    deadlines.endTick();
+    vi.advanceTimersByTime(10);
+    deadlines.release(a);
+    vi.advanceTimersByTime(190);
+    // t = 200: b's deadline is 500; the kept timer (set at 0) fires at 300 and cannot tell when b started.
+    const b = entry('b');
+    b.deadline = deadlines.join(b, 300);
+    deadlines.endTick();
+    vi.advanceTimersByTime(399);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['b']);
+    // From now on the kept timer is refresh()ed: exact again.
+    const c = entry('c');
+    c.deadline = deadlines.join(c, 300);
+    deadlines.endTick();
+    vi.advanceTimersByTime(50);
+    deadlines.release(c);
+    vi.advanceTimersByTime(50);
+    const d = entry('d');
+    d.deadline = deadlines.join(d, 300);
+    deadlines.endTick();
+    expect(d.deadline).toBe(c.deadline);
+    vi.advanceTimersByTime(299);
+    expect(fired).toEqual(['b']);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['b', 'd']);
+  });
+});
