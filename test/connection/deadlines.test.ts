@@ -240,23 +240,29 @@ describe('Deadlines: a kept group once its requests settled', () => {
   });
 });
 
+/** a (300 ms) from t = 0, settled at 10; b joins its kept group at t = 200 (b's deadline: 500). */
+function restartedAt200() {
+  const fired: string[] = [];
+  const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
+  const a = entry('a');
+  a.deadline = deadlines.join(a, 300);
+  deadlines.endTick();
+  vi.advanceTimersByTime(10);
+  deadlines.release(a);
+  vi.advanceTimersByTime(190);
+  const b = entry('b');
+  b.deadline = deadlines.join(b, 300);
+  deadlines.endTick();
+  return { fired, deadlines, a, b };
+}
+
 describe('a kept group taken again (its timer is not refreshed per request)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it('times a later request out at its own deadline, not at the kept timer first set', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 300);
-    deadlines.endTick();
-    vi.advanceTimersByTime(10);
-    deadlines.release(a);
-    vi.advanceTimersByTime(190);
     // t = 200: the kept group (timer set at 0) is taken again; b's deadline is 500.
-    const b = entry('b');
-    b.deadline = deadlines.join(b, 300);
-    deadlines.endTick();
+    const { fired, a, b } = restartedAt200();
     expect(b.deadline).toBe(a.deadline);
     vi.advanceTimersByTime(299);
     expect(fired).toEqual([]);
@@ -292,18 +298,8 @@ describe('deadlines under fake timers that leave performance.now() real', () => 
   afterEach(() => vi.useRealTimers());
 
   it('never times a restarted request out early; late by one timeout at most, once, then exact', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 300);
-    deadlines.endTick();
-    vi.advanceTimersByTime(10);
-    deadlines.release(a);
-    vi.advanceTimersByTime(190);
     // t = 200: b's deadline is 500; the kept timer (set at 0) fires at 300 and cannot tell when b started.
-    const b = entry('b');
-    b.deadline = deadlines.join(b, 300);
-    deadlines.endTick();
+    const { fired, deadlines } = restartedAt200();
     vi.advanceTimersByTime(399);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(1);
