@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
 import { Deadlines } from './deadlines.js';
 import { PendingTable } from './pending-table.js';
-import { type EventSink, OutboundWriter, type WriterOptions } from './writer.js';
+import { OutboundWriter, type WriterOptions } from './writer.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
 
 /** What the connection reports to its owner. */
@@ -231,27 +231,12 @@ export class Connection implements WriterOptions {
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
   sendLine(line: string, type: string): boolean {
     if (this.writer.offer(line)) return true;
-    this.dropped(line, type);
-    return false;
-  }
-
-  /** The writer that queues event lines (emit() offers them to it directly: see writer.offerEvent()). */
-  get events(): EventSink {
-    return this.writer;
-  }
-
-  /** Whether the peer takes one-way frames: true from its hello until the connection ends. */
-  accept(accepting: boolean): void {
-    this.writer.accepting = accepting;
-  }
-
-  // For the writer (WriterOptions): a one-way line dropped at the bound.
-  dropped(line: string, type: string): void {
     const { maxOutboundBytes } = this.options;
     this.options.diagnose(
       'OUTBOUND_DROPPED',
       `${type} of ${line.length} bytes dropped unsent: ${this.writer.queuedChars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
     );
+    return false;
   }
 
   /** Queues a line past the bound (the goodbye must go out). */

@@ -44,22 +44,13 @@ export interface WriterOptions {
   stats: { framesOut: number };
   /** Bound of the queue for one-way lines (see offer()). */
   maxQueuedChars: number;
-  /** A one-way line of `type` was dropped at the bound (offerEvent()). */
-  dropped(line: string, type: string): void;
-}
-
-/** What emit() sees of a writer: it offers an event line (see OutboundWriter.offerEvent). */
-export interface EventSink {
-  offerEvent(line: string): boolean;
 }
 
 /**
  * The writer is its own queue (the lines waiting for this tick's write, or for the write in progress
- * to complete): an emit() to many extensions touches one object per extension, not two.
+ * to complete): a write touches one object, not two.
  */
-export class OutboundWriter extends OutboundQueue implements EventSink {
-  /** The peer takes one-way frames (its process is running): see offerEvent(). */
-  accepting = false;
+export class OutboundWriter extends OutboundQueue {
   private readonly stuck: StuckWatch;
   private readonly stats: { framesOut: number };
   private readonly maxQueuedChars: number;
@@ -126,7 +117,6 @@ export class OutboundWriter extends OutboundQueue implements EventSink {
 
   /** Nothing more is written: the queue is dropped and the stuck watch stopped. */
   stop(): void {
-    this.accepting = false;
     this.stuck.stop();
     this.clear();
   }
@@ -159,14 +149,6 @@ export class OutboundWriter extends OutboundQueue implements EventSink {
     if (queued > 0 && queued + line.length > this.maxQueuedChars) return false;
     this.enqueue(line);
     return true;
-  }
-
-  /** An event line (emit()): queued while the peer is accepting and the bound allows; a drop is reported. */
-  offerEvent(line: string): boolean {
-    if (!this.accepting) return false;
-    if (this.offer(line)) return true;
-    this.options.dropped(line, 'event');
-    return false;
   }
 
   /** Queues a line for the end of the tick, past any bound; returns how many lines are queued. */

@@ -1,7 +1,7 @@
 import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
 import type { ExtensionStep } from '../intercept/extension-step.js';
-import type { EventSink } from '../connection/writer.js';
+import type { ExtensionProcess } from '../process/extension-process.js';
 import type { ClosedPanels } from './closed-panels.js';
 import type { HostDiagnostics } from './diagnostics.js';
 import type { Embedder } from './embedder.js';
@@ -57,7 +57,7 @@ export interface HostContext {
   /** The chain's extension steps as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
   adapterList: ExtensionStep[] | undefined;
   /** Each event's ready subscribers as last computed (event-fanout.ts); dropped whenever a state, a subscription or the load set changes. */
-  subscribers: Map<string, EventSink[]> | undefined;
+  subscribers: Map<string, ExtensionProcess[]> | undefined;
   readonly chain: InterceptChain;
   readonly preparer: SystemPromptPreparer;
   readonly interceptWarnings: InterceptWarnings;

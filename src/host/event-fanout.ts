@@ -1,5 +1,5 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import type { EventSink } from '../connection/writer.js';
+import type { ExtensionProcess } from '../process/extension-process.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/event-check.js';
 import { jsonProblem } from '../protocol/json-check.js';
@@ -8,20 +8,19 @@ import type { HostContext } from './context.js';
 const TYPE_EVENT = { type: 'event' } as const;
 
 /**
- * The event writers of the ready extensions subscribed to each event, in load order: made at the
- * first emit() after a state, a subscription or the load set changed (`ctx.subscribers = undefined`),
- * so emit() checks no extension. One entry per event someone subscribed to: bounded by the subscriptions.
+ * The processes of the ready extensions subscribed to each event, in load order: made at the first
+ * emit() after a state, a subscription or the load set changed (`ctx.subscribers = undefined`), so
+ * emit() checks no extension. One entry per event someone subscribed to: bounded by the subscriptions.
  */
-function subscribers(ctx: HostContext): ReadonlyMap<string, readonly EventSink[]> {
+function subscribers(ctx: HostContext): ReadonlyMap<string, readonly ExtensionProcess[]> {
   if (ctx.subscribers !== undefined) return ctx.subscribers;
-  const lists = new Map<string, EventSink[]>();
+  const lists = new Map<string, ExtensionProcess[]>();
   for (const ext of ctx.loaded) {
     if (ext.state !== 'ready') continue;
-    const writer = ext.process.events;
     for (const event of ext.events) {
       const list = lists.get(event);
-      if (list === undefined) lists.set(event, [writer]);
-      else list.push(writer);
+      if (list === undefined) lists.set(event, [ext.process]);
+      else list.push(ext.process);
     }
   }
   ctx.subscribers = lists;
@@ -46,7 +45,7 @@ export function sendEvent(ctx: HostContext, event: object): number {
     throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
   }
   let sent = 0;
-  // One string for all: each writer queues the same line (and drops it, reporting, past its bound).
-  for (let i = 0; i < targets.length; i++) if (targets[i]!.offerEvent(line)) sent++;
+  // One string for all: each connection queues the same line.
+  for (let i = 0; i < targets.length; i++) if (targets[i]!.sendLine(line)) sent++;
   return sent;
 }

@@ -3,7 +3,6 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
-import type { EventSink } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
@@ -97,7 +96,9 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
   get url(): string | undefined { return this.transport.url; }
 
   /** True between a successful handshake and the end of the connection. */
-  get running(): boolean { return this.state === 'running'; }
+  get running(): boolean {
+    return this.state === 'running';
+  }
 
   /** Resolves when the connection is over. */
   get exited(): Promise<ExitInfo> {
@@ -243,7 +244,6 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
       this.diagnose('HELLO_NAME_MISMATCH', `hello names the extension ${JSON.stringify(frame.name)} but its manifest says ${JSON.stringify(this.name)}; using the manifest name`);
     }
     this.state = 'running';
-    this.connection.accept(true);
     const negotiated = negotiate(frame.capabilities, this.offered);
     if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
@@ -301,7 +301,6 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     this.disconnected = error;
     this.endReason = reason;
     this.state = 'stopping';
-    this.connection.accept(false);
     this.logLine(error.message);
     this.connection.rejectAll(error);
     void this.transport.terminate();
@@ -333,9 +332,10 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     return this.connection.sendLine(encodeFrame(frame), frame.type);
   }
 
-  /** Where emit() offers its encoded event lines (`offerEvent(line)`: queued while running, like send()). */
-  get events(): EventSink {
-    return this.connection.events;
+  /** Sends an already encoded frame (one line with its LF), e.g. one event fanned out to many. Like send(). */
+  sendLine(line: string): boolean {
+    if (this.state !== 'running') return false;
+    return this.connection.sendLine(line, 'event');
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
@@ -386,7 +386,6 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     const wasRunning = this.state === 'running';
     this.endReason ??= 'stopped';
     this.state = 'stopping';
-    this.connection.accept(false);
     this.connection.rejectAll(this.error(ErrorCode.PROCESS_EXITED, `${this.name} was stopped`));
     this.failEarly(this.stoppedBeforeHello());
     if (wasRunning) {

@@ -140,9 +140,8 @@ export abstract class StreamTransport extends EventEmitter<TransportEvents> impl
   }
 
   get writable(): boolean {
-    // Writable#writable (not ended, destroyed or errored) reads the write side's state only;
-    // `destroyed` of a Duplex (a pipe is a socket) reads the read side's too, on every flush.
-    return this.input?.writable === true;
+    const input = this.input;
+    return input !== undefined && !input.destroyed && !input.writableEnded;
   }
 
   get writing(): boolean {
