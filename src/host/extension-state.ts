@@ -7,10 +7,15 @@ import type { Supervisor } from './supervisor.js';
 import { toolsChangedSoon } from './tools.js';
 import type { HostEvents, ReadyVia } from './types.js';
 
-/** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */
-export function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
+/** A state or the load set changed: the lists made from them (intercept steps, event subscribers) are made again when next needed. */
+export function dropDerived(ctx: HostContext): void {
   ctx.adapterList = undefined;
   ctx.subscribers = undefined;
+}
+
+/** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */
+export function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
+  dropDerived(ctx);
   const change: HostEvents['extension:state'][0] = { name, state: c.to, previous: c.from };
   if (c.reason !== undefined) change.reason = c.reason;
   if (c.to === 'restarting' || supervisor.restarts > 0) change.restarts = supervisor.restarts;

@@ -11,7 +11,7 @@ import { ExtensionProcess, type HostInfo, type Launch, type ProcessTimeouts } fr
 import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
 import type { HostContext } from './context.js';
-import { becomeReady, endExtension, stateChanged } from './extension-state.js';
+import { becomeReady, dropDerived, endExtension, stateChanged } from './extension-state.js';
 import { processHelloTimeout, startBound } from './late-join.js';
 import { Lifecycle, type StateChange } from './lifecycle.js';
 import { LoadedExtension, type Carried, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
@@ -58,8 +58,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
   }
-  ctx.adapterList = undefined;
-  ctx.subscribers = undefined;
+  dropDerived(ctx);
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
@@ -251,8 +250,7 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
   ctx.loaded = [];
   ctx.byName.clear();
   ctx.adapters.clear();
-  ctx.adapterList = undefined;
-  ctx.subscribers = undefined;
+  dropDerived(ctx);
   ctx.commandRegistry.clear();
   ctx.toolRegistry.clear();
   ctx.activated.clear();

@@ -304,22 +304,30 @@ export class InterceptChain {
     return { systemPrompt, trace };
   }
 
-  /** Whether a call of `method` would consult any interceptor (tracing only: one list more per call). */
+  /** Whether a call of `method` would consult any interceptor (tracing only): stops at the first. */
   #participates(method: Method): boolean {
-    return this.#participants(method, undefined).length > 0;
+    return this.#collect(method, undefined);
   }
 
   #participants(method: Method, signal: AbortSignal | undefined): ExtensionStep[] {
     if (signal?.aborted) throw abortedError(signal);
-    // list() filtered, without its intermediate arrays (this runs once per chain call).
     const out: ExtensionStep[] = [];
-    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') out.push(entry);
-    const sourced = this.#source?.();
-    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') out.push({ interceptor, runner: undefined });
-    const steps = this.#extensionSteps?.();
-    if (steps !== undefined) for (const step of steps) if (typeof step.interceptor[method] === 'function') out.push(step);
-    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') out.push(entry);
+    this.#collect(method, out);
     return out;
+  }
+
+  /**
+   * list() filtered, without its intermediate arrays (this runs once per chain call): the steps
+   * with a `method`, in order, into `out`; without `out`, only whether there is one.
+   */
+  #collect(method: Method, out: ExtensionStep[] | undefined): boolean {
+    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') { if (out === undefined) return true; out.push(entry); }
+    const sourced = this.#source?.();
+    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') { if (out === undefined) return true; out.push({ interceptor, runner: undefined }); }
+    const steps = this.#extensionSteps?.();
+    if (steps !== undefined) for (const step of steps) if (typeof step.interceptor[method] === 'function') { if (out === undefined) return true; out.push(step); }
+    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') { if (out === undefined) return true; out.push(entry); }
+    return out !== undefined && out.length > 0;
   }
 
   /** Runs one step and records it (see recordStep). */
