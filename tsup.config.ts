@@ -17,7 +17,7 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
     // p-timeout is ESM-only: bundle it so require() works.
-    noExternal: ['p-timeout'],
+    noExternal: ['p-timeout', 'eventemitter3'],
   },
   {
     entry: { cli: 'src/cli/bin.ts' },
@@ -25,7 +25,7 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     sourcemap: true,
-    noExternal: ['p-timeout'],
+    noExternal: ['p-timeout', 'eventemitter3'],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -11,6 +11,7 @@ import { Deadlines } from './deadlines.js';
 import { PendingTable } from './pending-table.js';
 import { OutboundWriter, type WriterOptions } from './writer.js';
 import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
+import { monotonicMs } from '../clock.js';
 
 /** What the connection reports to its owner. */
 export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
@@ -285,7 +286,7 @@ export class Connection implements WriterOptions {
     const watch = entry.extra?.watch;
     if (watch === undefined) return entry;
     if (watch.resetMs !== undefined) {
-      const left = watch.until - performance.now();
+      const left = watch.until - monotonicMs();
       if (left <= watch.resetMs) watch.capped = true;
       this.timers.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
     }

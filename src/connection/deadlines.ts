@@ -9,7 +9,7 @@
 // is left of its deadline. (refresh() walks Node's timer lists and calls into libuv: measured as
 // ~1-2 us of each small round trip on one CPU, where that code runs cold after every switch to the
 // extension.) A kept timer that fires with nothing left to time out is dropped. Should the two
-// clocks disagree (fake timers that leave `performance` real), kept timers are refresh()ed again:
+// clocks disagree (fake timers that leave `hrtime` real), kept timers are refresh()ed again:
 // a deadline may then be late by one timeout once, never early.
 // An entry moved to a new deadline (move()) stays listed in its old group, which skips it: the
 // entry's `deadline` no longer names that group.
@@ -17,6 +17,7 @@
 // One call at a time uses one timeout: the first open group and the newest kept one sit in fields,
 // in front of the maps, and a group knows whether it is kept. The round trip then does no Map
 // lookup here (each cost ~60 ns; endTick's Map#clear() allocated a table per tick).
+import { monotonicMs } from '../clock.js';
 
 /** What a deadline needs of a request. */
 export interface Timed {
@@ -31,7 +32,7 @@ export interface DeadlineGroup<T extends Timed> {
   more: T[] | undefined;
   live: number;
   timer: NodeJS.Timeout | undefined;
-  /** When the timer was set, and when the group's requests last started (performance.now()). */
+  /** When the timer was set, and when the group's requests last started (monotonicMs). */
   armedAt: number;
   startedAt: number;
   /** It is the newest group of its timeout, whose timer is kept for reuse. */
@@ -50,7 +51,7 @@ export class Deadlines<T extends Timed> {
   // Made by the first join() that needs it: a connection that sends no request holds none.
   private kept: Map<number, DeadlineGroup<T>> | undefined;
   private lastKept: DeadlineGroup<T> | undefined;
-  /** performance.now() and the timers disagreed (fake timers): kept timers are refresh()ed instead (see restart). */
+  /** The clock (monotonicMs) and the timers disagreed (fake timers): kept timers are refresh()ed instead (see restart). */
   private refreshes = false;
 
   /** `onTimeout` runs for each request of a group that is not settled when its timer fires. */
@@ -68,7 +69,7 @@ export class Deadlines<T extends Timed> {
         this.restart(kept);
         group = kept;
       } else {
-        const now = performance.now();
+        const now = monotonicMs();
         const created: DeadlineGroup<T> = { timeoutMs, first: undefined, more: undefined, live: 0, timer: undefined, armedAt: now, startedAt: now, kept: true };
         this.arm(created, timeoutMs);
         if (kept !== undefined) {
@@ -158,12 +159,12 @@ export class Deadlines<T extends Timed> {
   /** A kept group is taken again: its start is noted (see fire), or its timer refresh()ed once the clocks disagree. */
   private restart(group: DeadlineGroup<T>): void {
     if (!this.refreshes) {
-      const now = performance.now();
+      const now = monotonicMs();
       if (now >= group.armedAt) {
         group.startedAt = now;
         return;
       }
-      // performance.now() went back: fake timers installed since. The timers' own clock from now on.
+      // The clock went back: fake timers installed since. The timers' own clock from now on.
       this.refreshes = true;
     }
     group.startedAt = group.armedAt;
@@ -180,10 +181,10 @@ export class Deadlines<T extends Timed> {
     group.timer = undefined;
     if (group.live > 0 && group.startedAt > group.armedAt) {
       // Started again after its timer was set: its requests have what is left of their own deadline.
-      const now = performance.now();
+      const now = monotonicMs();
       // The timer was set after its tick began: `now - armedAt` may fall short of the timeout by
-      // that tick's work. Far short, performance.now() is not moving with the timers (fake timers
-      // that leave `performance` real): never time out early; a whole timeout more for this group,
+      // that tick's work. Far short, the clock is not moving with the timers (fake timers
+      // that leave `hrtime` real): never time out early; a whole timeout more for this group,
       // and refresh() from now on.
       if (now - group.armedAt < group.timeoutMs / 2) {
         this.refreshes = true;

@@ -1,6 +1,7 @@
 // What a request is: the frames that ask for an answer, their answers, and how a caller may wait.
 import type { ExtensionHostError } from '../errors.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HostFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
+import { monotonicMs } from '../clock.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
 export interface ResponseFor {
@@ -60,7 +61,7 @@ export interface ProgressWatch {
   readonly onProgress: ((frame: ProgressFrame) => void) | undefined;
   /** The deadline each progress frame restarts; undefined: progress does not touch the deadline. */
   readonly resetMs: number | undefined;
-  /** performance.now() past which no reset reaches, and its length. */
+  /** The time (monotonicMs) past which no reset reaches, and its length. */
   readonly until: number;
   readonly maxTotalMs: number;
   /** The current deadline is the total limit's, not a restarted one. */
@@ -71,7 +72,7 @@ export interface ProgressWatch {
 export function progressWatch(options: RequestOptions, timeoutMs: number | undefined): ProgressWatch {
   const reset = options.resetTimeoutOnProgress === true && timeoutMs !== undefined && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
   const maxTotalMs = reset === undefined ? Infinity : (options.maxTotalTimeoutMs ?? reset * 10);
-  return { onProgress: options.onProgress, resetMs: reset, until: performance.now() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
+  return { onProgress: options.onProgress, resetMs: reset, until: monotonicMs() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { HostContext } from './context.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import type { RateLimits } from './rate-limit-options.js';
+import { monotonicMs } from '../clock.js';
 
 export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, windowMs: 1000 };
 
@@ -22,7 +23,7 @@ export class FrameWindow {
     private readonly max: number,
     private readonly windowMs: number,
     private readonly report: (dropped: number) => void,
-    private readonly now: () => number = () => performance.now(),
+    private readonly now: () => number = monotonicMs,
   ) {}
 
   /** Whether this frame goes on to the callback. */

@@ -7,6 +7,7 @@ import type { LoadedExtension } from './loaded-extension.js';
 import { closePanelFrame, renderPanelFrame } from './panels.js';
 import { permits, permittedNames } from './permission-check.js';
 import { registerCommand, registerTool, subscribe } from './registrations.js';
+import { monotonicMs } from '../clock.js';
 
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
 
@@ -14,7 +15,7 @@ const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
 export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: ExtensionFrame): void {
   // Guard by identity: a stale process (after reload) can never touch the new state.
   if (ctx.byName.get(ext.name) !== ext || ext.state === 'stopped') return;
-  if (ext.state === 'starting') ext.lastFrameAt = performance.now();
+  if (ext.state === 'starting') ext.lastFrameAt = monotonicMs();
   switch (frame.type) {
     case 'register_command':
       if (!permits(ctx, ext, 'commands')) return;

@@ -15,6 +15,7 @@ import { UNRESTRICTED, type ExtensionSecurity } from './extension-security.js';
 import type { FrameRates } from './frame-rates.js';
 import { scopeNames } from './permissions.js';
 import { OneEntryMap } from './one-entry-map.js';
+import { monotonicMs } from '../clock.js';
 
 const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
 
@@ -101,7 +102,7 @@ export class LoadedExtension implements ProcessWatcher {
   readonly settled: Promise<void>;
   /** Dropped once called: a settled record keeps no resolver. */
   private resolveSettled: (() => void) | undefined;
-  readonly startedAt = performance.now();
+  readonly startedAt = monotonicMs();
   lastFrameAt = 0;
   /** Characters its registrations hold (see registration-limits.ts). */
   registrationChars = 0;
@@ -243,7 +244,7 @@ export class LoadedExtension implements ProcessWatcher {
   markReady(via: ReadyVia, reason?: string): boolean {
     if (!this.canBecomeReady) return false;
     this.readyVia = via;
-    this.readyMs = Math.round(performance.now() - this.startedAt);
+    this.readyMs = Math.round(monotonicMs() - this.startedAt);
     this.slot.lifecycle.moveTo('ready', reason);
     this.settle();
     return true;

@@ -21,6 +21,7 @@ import { restartAttemptFailed } from './restarts.js';
 import { noExtensions, searchedDirs } from './searched.js';
 import { Supervisor, resolveRestartPolicy } from './supervisor.js';
 import type { StartReport } from './types.js';
+import { monotonicMs } from '../clock.js';
 
 export type { ExtensionSpec } from './loaded-extension.js';
 
@@ -29,7 +30,7 @@ export type { ExtensionSpec } from './loaded-extension.js';
  * is ready, failed, or (not said hello within `timeouts.hello`) left starting to join later.
  */
 export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
-  const began = performance.now();
+  const began = monotonicMs();
   ctx.status = 'starting';
   const { options } = ctx;
   const discovery = new ManifestDiscovery({
@@ -68,7 +69,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
-  return startReport(ctx, skipped, found.diagnostics, performance.now() - began, failed);
+  return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed);
 }
 
 /** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
@@ -192,7 +193,7 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
       // since hello is still reading hello_ack (slow under load), not a legacy one: only the
       // grace readies it.
       const check = () => {
-        const quiet = performance.now() - ext.lastFrameAt;
+        const quiet = monotonicMs() - ext.lastFrameAt;
         if (ext.lastFrameAt > 0 && quiet >= readyIdle - 1) becomeReady(ctx, ext, 'idle');
         else idle = setTimeout(check, ext.lastFrameAt > 0 ? readyIdle - quiet : readyIdle);
       };

@@ -1,6 +1,7 @@
 // The restart policy of one extension: whether a crash is restarted, after what delay, and when the
 // window's budget is spent. It owns at most one timer; the host does the respawn.
 import type { RestartPolicy } from './restart-policy.js';
+import { monotonicMs } from '../clock.js';
 
 /** Time for the supervisor; injectable so tests run without real time. */
 export interface Clock {
@@ -11,7 +12,7 @@ export interface Clock {
 }
 
 export const systemClock: Clock = {
-  now: () => performance.now(),
+  now: monotonicMs,
   // unref'd: a pending restart never keeps the embedding process alive.
   setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

@@ -12,6 +12,7 @@ import type { HostCallOptions } from './call-options.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import type { OtelApi } from './tracing-load.js';
 import type { HostEvents, ToolResult } from './types.js';
+import { monotonicMs } from '../clock.js';
 
 /** W3C trace context as sent in a request's `_meta` (capability "trace"). */
 export interface TraceMeta {
@@ -134,7 +135,7 @@ export class HostTracer {
     const { api } = this;
     const parent = api.context.active();
     const span = this.tracer.startSpan(`zot.intercept ${event}`, { attributes: { 'zot.intercept.event': event } }, parent);
-    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: performance.now(), live: [] };
+    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: monotonicMs(), live: [] };
     return this.chains.run(scope, run).then(
       (result) => {
         this.plainSteps(scope, event, result.trace);

@@ -26,7 +26,7 @@ export interface InterceptChainOptions {
   revalidate?: boolean | undefined;
   /** Called for every failure and ignored field. Exceptions it throws are swallowed. @default undefined */
   onDiagnostic?: ((diagnostic: InterceptDiagnostic) => void) | undefined;
-  /** Clock for the trace's `ms`. @default performance.now */
+  /** Clock for the trace's `ms`, in milliseconds. @default a monotonic clock (`process.hrtime`, the one `performance.now` reads) */
   now?: (() => number) | undefined;
   /**
    * @internal Interceptors placed between the `first` ones and the rest, recomputed at each call.

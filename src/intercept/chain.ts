@@ -27,6 +27,7 @@ export type {
   TraceStep,
   TurnStartResult,
 } from './chain-types.js';
+import { monotonicMs } from '../clock.js';
 
 type Method = StepMethod;
 
@@ -108,7 +109,7 @@ export class InterceptChain {
     this.#timeoutMs = options.timeoutMs ?? 5000;
     this.#revalidate = options.revalidate ?? false;
     this.#onDiagnostic = options.onDiagnostic;
-    this.#now = options.now ?? (() => performance.now());
+    this.#now = options.now ?? (monotonicMs);
     this.#source = options.source;
   }
 

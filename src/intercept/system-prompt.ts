@@ -1,6 +1,5 @@
 // System-prompt passes (`before_agent_start`): one shared pass per input, cached until invalidated,
 // rerun with a new agent_run_id when invalidated mid-pass, nothing committed on abort.
-import { randomUUID } from 'node:crypto';
 import { isExtensionHostError } from '../errors.js';
 import type { InterceptChain, TraceStep } from './chain.js';
 import { abortedError } from './step.js';
@@ -11,7 +10,7 @@ export interface SystemPromptPreparerOptions {
   chain: InterceptChain;
   /** Read at the start of every pass, so a rerun after a model change sees the new model. */
   context: () => { cwd: string; provider: string; model: string };
-  /** Makes the `agent_run_id` of each pass. @default crypto.randomUUID */
+  /** Makes the `agent_run_id` of each pass. @default `globalThis.crypto.randomUUID` (Web Crypto: loading node:crypto would cost every import ~6 ms) */
   newRunId?: (() => string) | undefined;
   /** Session id used when `prepare()` gets none. @default a random UUID, fixed for this preparer */
   runtimeSessionId?: string | undefined;
@@ -95,8 +94,8 @@ export class SystemPromptPreparer {
   constructor(options: SystemPromptPreparerOptions) {
     this.#chain = options.chain;
     this.#context = options.context;
-    this.#newRunId = options.newRunId ?? (() => randomUUID());
-    this.#runtimeSessionId = options.runtimeSessionId ?? randomUUID();
+    this.#newRunId = options.newRunId ?? (() => globalThis.crypto.randomUUID());
+    this.#runtimeSessionId = options.runtimeSessionId ?? globalThis.crypto.randomUUID();
     this.#onWarning = options.onWarning;
   }
 

@@ -3,8 +3,8 @@
 // other name gets its safe form plus `~` and a hash of the exact name. No safe name contains `~`, so
 // the two kinds never meet, and two different unsafe names (`a b`, `a?b`) only share a file if their
 // hashes collide (40 bits).
-import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { sha256Hex } from './sha256.js';
 
 const SAFE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 const MAX_SAFE = 128;
@@ -13,7 +13,7 @@ const MAX_SAFE = 128;
 export function safeLogName(name: string): string {
   if (name.length <= MAX_SAFE && SAFE.test(name)) return name;
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, MAX_SAFE);
-  const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 10);
+  const hash = sha256Hex(name).slice(0, 10);
   return `${cleaned}~${hash}`;
 }
 

@@ -17,6 +17,7 @@ import type { ExitInfo, ExtensionProcessOptions } from './types.js';
 import { ProcessBase } from './process-base.js';
 import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
 import { GateHooks, type HookedProcess } from './process-hooks.js';
+import { monotonicMs } from '../clock.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
@@ -125,7 +126,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     }
     if (this.stopping !== undefined) throw this.stoppedBeforeHello();
     const wait = (this.helloWait = new HelloWait());
-    const began = performance.now();
+    const began = monotonicMs();
     try {
       await (this.opening = this.transport.start(this.lineIn, this));
     } catch (err) {
@@ -143,7 +144,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     }
     this.connected = true;
     // A remote peer's connect counts against the hello timeout: one deadline for the whole start.
-    return this.handshake(wait.result, this.transport.url !== undefined ? performance.now() - began : 0);
+    return this.handshake(wait.result, this.transport.url !== undefined ? monotonicMs() - began : 0);
   }
 
   private handshake(result: Promise<HelloFrame>, spent: number): Promise<HelloFrame> {

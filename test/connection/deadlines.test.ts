@@ -293,7 +293,7 @@ describe('a kept group taken again (its timer is not refreshed per request)', ()
   });
 });
 
-describe('deadlines under fake timers that leave performance.now() real', () => {
+describe('deadlines under fake timers that leave the clock (hrtime) real', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }));
   afterEach(() => vi.useRealTimers());
 
