@@ -62,11 +62,14 @@ export class Deadlines<T extends Timed> {
     let group = this.openGroup(timeoutMs);
     if (group === undefined) {
       const last = this.lastKept;
-      const kept = last !== undefined && last.kept && last.timeoutMs === timeoutMs ? last : this.kept?.get(timeoutMs);
+      const latest = last !== undefined && last.kept && last.timeoutMs === timeoutMs;
+      const kept = latest ? last : this.kept?.get(timeoutMs);
       if (kept !== undefined && kept.live === 0 && kept.timer !== undefined) {
         kept.first = undefined;
         kept.more = undefined;
         this.restart(kept);
+        // Least recently used first, for the eviction below (the last used is already newest).
+        if (!latest) this.renew(timeoutMs, kept);
         group = kept;
       } else {
         const now = monotonicMs();
@@ -79,12 +82,13 @@ export class Deadlines<T extends Timed> {
         // Callers passing a remaining budget make a new timeout each time: keep a few, not one per value.
         const keptGroups = (this.kept ??= new Map());
         if (kept === undefined && keptGroups.size >= MAX_KEPT_DEADLINES) {
-          const [oldestMs, oldest] = keptGroups.entries().next().value!;
+          // The least recently used (see renew).
+        const [oldestMs, oldest] = keptGroups.entries().next().value!;
           keptGroups.delete(oldestMs);
           oldest.kept = false;
           if (oldest.live === 0) this.clearGroup(oldest); // else cleared at its last release
         }
-        keptGroups.set(timeoutMs, created);
+        this.renew(timeoutMs, created);
         group = created;
       }
       this.lastKept = group;
@@ -95,6 +99,13 @@ export class Deadlines<T extends Timed> {
     else (group.more ??= []).push(entry);
     group.live++;
     return group;
+  }
+
+  /** `group` is the newest kept group of its timeout, and the most recently used (Map order: insertion). */
+  private renew(timeoutMs: number, group: DeadlineGroup<T>): void {
+    const keptGroups = this.kept!;
+    keptGroups.delete(timeoutMs);
+    keptGroups.set(timeoutMs, group);
   }
 
   private openGroup(timeoutMs: number): DeadlineGroup<T> | undefined {

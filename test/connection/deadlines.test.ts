@@ -115,6 +115,27 @@ describe('Deadlines with many timeouts', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('evicts the least recently used kept timer: a timeout used between all the others keeps its one timer', () => {
+    const deadlines = new Deadlines<Entry>(() => {});
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const call = (timeoutMs: number) => {
+      const e = entry(`t${timeoutMs}`);
+      e.deadline = deadlines.join(e, timeoutMs);
+      deadlines.endTick();
+      deadlines.release(e);
+    };
+    call(1000);
+    // Twice as many other timeouts as are kept, one at a time, each followed by the busy one.
+    for (let i = 0; i < 2 * MAX_KEPT_DEADLINES; i++) {
+      call(2000 + i);
+      call(1000);
+    }
+    expect(setTimeoutSpy.mock.calls.filter(([, ms]) => ms === 1000)).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(MAX_KEPT_DEADLINES);
+    deadlines.clear();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('a request of the same timeout in a later tick, after the kept group fired, gets a timer of its own', () => {
     const fired: string[] = [];
     const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
