@@ -1,6 +1,7 @@
 // Framing, correlation and deadlines over any Transport: request ids, the pending requests,
 // per-request deadlines, settling everything at the end, and the bound of the outbound queue (the
 // writes themselves: writer.ts).
+import { availableParallelism } from 'node:os';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeRequest, requestLine } from '../protocol/encode.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
@@ -36,6 +37,8 @@ export interface ConnectionOptions {
   disconnect(error: ExtensionHostError, reason: 'stdin_blocked'): void;
   /** True once the owner is done with the connection (disconnected or closed): the stuck watch then stays quiet. */
   isOver(): boolean;
+  /** Requests that follow answers go out in two writes (see OutboundWriter.enqueueRequest). @default more than one CPU is available */
+  splitAnswerBursts?: boolean | undefined;
   /** A `[host]` line in the extension's log. */
   log?(message: string): void;
 }
@@ -47,6 +50,9 @@ export const MAX_CANCELLED_IDS = 256;
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
 const noop = (): void => undefined;
+
+// On one CPU the extension cannot run before the host's tick ends: splitting a burst would only add a write.
+const MANY_CPUS = availableParallelism() > 1;
 
 /**
  * The request whose promise is being made: its executor, `capture`, runs inside the Promise
@@ -98,6 +104,10 @@ export class Connection implements WriterOptions {
 
   get maxQueuedChars(): number {
     return this.options.maxOutboundBytes;
+  }
+
+  get splitAnswerBursts(): boolean {
+    return this.options.splitAnswerBursts ?? MANY_CPUS;
   }
 
   onEndOfTick(): void {
@@ -201,7 +211,7 @@ export class Connection implements WriterOptions {
     }
     try {
       // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
-      this.writer.enqueueRequest(line, this.pending.size > 1);
+      this.writer.enqueueRequest(line, this.pending.size);
     } catch (err) {
       // A transport input whose write() throws (a custom stream can): the request fails now, and
       // its line is taken back if it is still queued (a chunk of earlier lines was what threw).

@@ -44,6 +44,8 @@ export interface WriterOptions {
   stats: { framesOut: number };
   /** Bound of the queue for one-way lines (see offer()). */
   maxQueuedChars: number;
+  /** Requests that follow answers go out in two writes, not one (see enqueueRequest). */
+  splitAnswerBursts: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export class OutboundWriter extends OutboundQueue {
   private readonly stuck: StuckWatch;
   private readonly stats: { framesOut: number };
   private readonly maxQueuedChars: number;
+  private readonly splitAnswerBursts: boolean;
   /** A write was left in progress: nothing more is written until its callback (one at a time). */
   private inProgress = false;
   /** Characters enqueued, handed to write(), written (by completed writes) and taken back, since the start. */
@@ -68,6 +71,10 @@ export class OutboundWriter extends OutboundQueue {
   private requestWritten = false;
   /** An answer settled since the last end-of-tick write: requests until then wait for it (see enqueue). */
   private answered = false;
+  /** How many answers settled since the last end-of-tick write. */
+  private answers = 0;
+  /** Requests queued and not yet handed to the transport (those taken back uncounted). */
+  private unsentRequests = 0;
 
   constructor(
     private readonly transport: Transport,
@@ -77,6 +84,7 @@ export class OutboundWriter extends OutboundQueue {
     this.stuck = new StuckWatch(options.stuckMs, options.onStuck, options);
     this.stats = options.stats;
     this.maxQueuedChars = options.maxQueuedChars;
+    this.splitAnswerBursts = options.splitAnswerBursts;
   }
 
   /** Characters waiting to be written. */
@@ -92,6 +100,7 @@ export class OutboundWriter extends OutboundQueue {
   /** An answer settled: requests until the end of this tick wait for it. */
   answer(): void {
     this.answered = true;
+    this.answers++;
   }
 
   /** Takes everything still queued (to hand to the transport's close). */
@@ -102,6 +111,8 @@ export class OutboundWriter extends OutboundQueue {
   /** Takes back a whole line not yet begun; false when it is (partly) written or was never queued. */
   takeBack(line: string): boolean {
     if (!this.remove(line)) return false;
+    // Only requests are taken back.
+    if (this.unsentRequests > 0) this.unsentRequests--;
     this.stats.framesOut--;
     this.charsRemoved += line.length;
     return true;
@@ -128,12 +139,27 @@ export class OutboundWriter extends OutboundQueue {
    * it), and later ones whenever MAX_BATCH_LINES are queued: the extension starts working while
    * this tick goes on. Requests that follow answers (the callers' reactions to them, in the same
    * tick) all wait for its end, like a write-coalescing loop: one write for the whole burst, and one
-   * wake-up of the extension (measurements: docs/performance.md, "Request writes").
+   * wake-up of the extension (measurements: docs/performance.md, "Request writes"). With
+   * `splitAnswerBursts` (the host has more than one CPU) and nothing else in flight (the extension
+   * answered everything it was sent, and is idle), the first half of such a burst (as many lines as
+   * half the tick's answers) is written as soon as it is queued: the extension works on it while
+   * the host makes the second half, and from then on the two halves take turns, each burst in one
+   * write again (the extension is busy with the other half whenever one is made).
+   * `inFlight`: the connection's unsettled requests, this one included.
    */
-  enqueueRequest(line: string, eager: boolean): void {
+  enqueueRequest(line: string, inFlight: number): void {
     this.requestQueued = true;
     const queued = this.enqueue(line);
-    if (!eager || this.answered) return;
+    this.unsentRequests++;
+    // Eager only with other requests in flight (pipelining).
+    if (inFlight <= 1) return;
+    if (this.answered) {
+      if (this.splitAnswerBursts && !this.requestWritten && queued * 2 >= this.answers && inFlight === this.unsentRequests) {
+        this.requestWritten = true;
+        this.flush();
+      }
+      return;
+    }
     if (!this.requestWritten || queued >= MAX_BATCH_LINES) {
       this.requestWritten = true;
       this.flush();
@@ -170,6 +196,7 @@ export class OutboundWriter extends OutboundQueue {
     this.flushScheduled = false;
     this.requestWritten = false;
     this.answered = false;
+    this.answers = 0;
     // Only requests open deadline groups: a tick of events has none to close.
     if (this.requestQueued) {
       this.requestQueued = false;
@@ -203,6 +230,9 @@ export class OutboundWriter extends OutboundQueue {
     }
     do {
       const chunk = this.take(WRITE_CHUNK_CHARS)!;
+      // Handed to the transport: what the extension has to do (a split of a burst of more than a
+      // chunk counts as all of it sent: it only decides when to write).
+      if (this.empty) this.unsentRequests = 0;
       this.charsIssued += chunk.length;
       let taken: boolean | void;
       try {

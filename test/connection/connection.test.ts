@@ -198,29 +198,50 @@ describe('the stuck watch', () => {
 });
 
 describe('write batching after answers', () => {
-  it('requests that follow answers in the same tick go out together at its end, in one write, in order', async () => {
-    h = await connectionHarness();
+  /** 20 requests in flight answered in one chunk, each answer followed by a new request (a pipelining caller): the lines of each write. */
+  async function burst(splitAnswerBursts: boolean, alsoInFlight = 0): Promise<number[]> {
+    h = await connectionHarness({ splitAnswerBursts });
     const { connection, ext } = h;
+    // Requests sent before and left unanswered: the extension has work while the burst is made.
+    const busy = Array.from({ length: alsoInFlight }, (_, i) => connection.request(call('echo', { n: `busy${i}` })));
+    await settleIo();
+    const busyIds = new Set(ext.requests('tool_call').map((r) => r.id));
     const writes: number[] = [];
     const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
     ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
       writes.push(String(chunk).split('\n').length - 1);
       return write(chunk, ...rest);
     }) as typeof ext.stdin.write;
-    // 20 in flight, each answer followed by a new request (a pipelining caller).
     const follow: Promise<unknown>[] = [];
     const first = Array.from({ length: 20 }, (_, i) => connection.request(call('echo', { n: `a${i}` })).then(() => follow.push(connection.request(call('echo', { n: `b${i}` })))));
     await settleIo();
     writes.length = 0;
     // All 20 answers in one chunk, as an extension writes what one read produced.
-    const answers = ext.requests('tool_call').map((r) => `{"type":"tool_result","id":"${String(r.id)}","content":[]}\n`).join('');
+    const answers = ext
+      .requests('tool_call')
+      .filter((r) => !busyIds.has(r.id))
+      .map((r) => `{"type":"tool_result","id":"${String(r.id)}","content":[]}\n`)
+      .join('');
     (ext.child.stdout as unknown as { write(s: string): void }).write(answers);
     await Promise.all(first);
     await settleIo();
-    expect(writes).toEqual([20]);
-    expect(ext.requests('tool_call').slice(20).map((f) => (f.args as { n: string }).n)).toEqual(Array.from({ length: 20 }, (_, i) => `b${i}`));
-    for (const request of ext.requests('tool_call').slice(20)) h.answer(request);
-    await Promise.all(follow);
+    const later = ext.requests('tool_call').slice(alsoInFlight + 20);
+    expect(later.map((f) => (f.args as { n: string }).n)).toEqual(Array.from({ length: 20 }, (_, i) => `b${i}`));
+    for (const request of [...later, ...ext.requests('tool_call').slice(0, alsoInFlight)]) h.answer(request);
+    await Promise.all([...follow, ...busy]);
+    return writes.filter((lines) => lines > 0);
+  }
+
+  it('on one CPU, requests that follow answers in the same tick go out together at its end, in one write, in order', async () => {
+    expect(await burst(false)).toEqual([20]);
+  });
+
+  it('with more CPUs, an idle extension gets the first half as soon as it is queued (it works on it meanwhile), the rest at the end of the tick, in order', async () => {
+    expect(await burst(true)).toEqual([10, 10]);
+  });
+
+  it('with more CPUs, an extension still busy with other requests gets the burst in one write', async () => {
+    expect(await burst(true, 1)).toEqual([20]);
   });
 });
 
