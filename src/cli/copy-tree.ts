@@ -2,12 +2,7 @@
 // point inside the copied tree, never followed out of it.
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, realpath, symlink } from 'node:fs/promises';
 import path from 'node:path';
-
-/** True when `child` is `parent` or below it (absolute, normalised paths). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
+import { isInside } from '../manifest/fs-utils.js';
 
 /**
  * Copies the directory `source` into `dest` (created if missing). `warn` hears about every entry

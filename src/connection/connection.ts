@@ -1,7 +1,6 @@
 // Framing, correlation and deadlines over any Transport: request ids, the pending requests,
 // per-request deadlines, settling everything at the end, and the bound of the outbound queue (the
 // writes themselves: writer.ts).
-import { availableParallelism } from 'node:os';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeRequest, requestLine } from '../protocol/encode.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
@@ -41,6 +40,12 @@ export interface ConnectionOptions {
   splitAnswerBursts?: boolean | undefined;
   /** A `[host]` line in the extension's log. */
   log?(message: string): void;
+  /**
+   * A write to the transport threw: it is lost (every pending request has settled PROCESS_EXITED
+   * already). The owner ends the connection; without this hook the connection goes on, and later
+   * lines are written again. Not called once `isOver()`.
+   */
+  writeFailed?(error: ExtensionHostError): void;
 }
 
 /** How many cancelled ids are remembered, to tell their late answers from unknown ids. */
@@ -50,9 +55,6 @@ export const MAX_CANCELLED_IDS = 256;
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
 const noop = (): void => undefined;
-
-// On one CPU the extension cannot run before the host's tick ends: splitting a burst would only add a write.
-const MANY_CPUS = availableParallelism() > 1;
 
 /**
  * The request whose promise is being made: its executor, `capture`, runs inside the Promise
@@ -106,8 +108,8 @@ export class Connection implements WriterOptions {
     return this.options.maxOutboundBytes;
   }
 
-  get splitAnswerBursts(): boolean {
-    return this.options.splitAnswerBursts ?? MANY_CPUS;
+  get splitAnswerBursts(): boolean | undefined {
+    return this.options.splitAnswerBursts;
   }
 
   onEndOfTick(): void {
@@ -209,15 +211,9 @@ export class Connection implements WriterOptions {
       this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} not sent: its signal cannot be watched: ${(err as Error).message}`, err));
       return promise;
     }
-    try {
-      // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
-      this.writer.enqueueRequest(line, this.pending.size);
-    } catch (err) {
-      // A transport input whose write() throws (a custom stream can): the request fails now, and
-      // its line is taken back if it is still queued (a chunk of earlier lines was what threw).
-      this.writer.takeBack(line);
-      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.PROCESS_EXITED, `${name}: ${request} could not be written: ${(err as Error).message}`, err));
-    }
+    // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
+    // A write that throws settles this request too (onWriteFailed): nothing throws here.
+    this.writer.enqueueRequest(line, this.pending.size);
     return promise;
   }
 
@@ -360,6 +356,24 @@ export class Connection implements WriterOptions {
     const total = watch?.capped === true ? ` (its total limit of ${watch.maxTotalMs} ms, progress or not)` : '';
     this.settleEntry(entry.seq, undefined, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
     if (this.cancels) this.cancel(this.idOf(entry), 'timeout');
+  }
+
+  /** A write threw (for the writer): every pending request settles at once, then the owner is told. */
+  onWriteFailed(cause: unknown, written: number): void {
+    const { name, logPath } = this.options;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    if (this.pending.size > 0) {
+      const entries = this.pending.values();
+      this.pending.clear();
+      for (const entry of entries) {
+        this.release(entry);
+        // Its line in the chunk that threw, or still queued; or written, when its answer can no longer come.
+        const fate = entry.end > written ? 'could not be written' : 'will not be answered: a later write to its stdin threw';
+        fail(entry, this.error(ErrorCode.PROCESS_EXITED, `${name}: ${entry.request} ${fate}: ${reason}; see ${logPath}`, cause));
+      }
+    }
+    if (this.options.isOver()) return;
+    this.options.writeFailed?.(this.error(ErrorCode.PROCESS_EXITED, `${name}: a write to its stdin threw (${reason}); it is being stopped; see ${logPath}`, cause));
   }
 
   /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request (for the writer). */

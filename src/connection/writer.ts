@@ -1,9 +1,13 @@
 // The write side of a Connection: lines batched per tick into writes, one write in progress at a
 // time, lines not yet begun taken back on request, and the stuck watch on the peer's input.
+import { availableParallelism } from 'node:os';
 import type { Transport } from '../transport/transport.js';
 import { OutboundQueue, StuckWatch, WRITE_CHUNK_CHARS } from './outbound-queue.js';
 
 const RESOLVED = Promise.resolve();
+
+// On one CPU the extension cannot run before the host's tick ends: splitting a burst would only add a write.
+const MANY_CPUS = availableParallelism() > 1;
 
 /**
  * The writers with lines queued in this tick, written one after the other in one microtask at its
@@ -15,7 +19,6 @@ const dueWriters: (OutboundWriter | undefined)[] = [];
 let dueCount = 0;
 
 function writeDue(): void {
-  let failure: unknown;
   // A writer due again during the pass (none is, today) is written in it too.
   for (let i = 0; i < dueCount; i++) {
     const writer = dueWriters[i]!;
@@ -23,12 +26,12 @@ function writeDue(): void {
     try {
       writer.endOfTick();
     } catch (err) {
-      failure ??= err;
+      // Nothing escapes (a rejection here would crash the embedder): that connection alone is lost,
+      // and the other writers' lines still go out.
+      writer.lose(err);
     }
   }
   dueCount = 0;
-  // One writer's failure leaves no other's lines unwritten; it still surfaces (an unhandled rejection).
-  if (failure !== undefined) throw failure;
 }
 
 /** Requests of one tick go out in writes of at most this many lines (see enqueue). */
@@ -44,8 +47,13 @@ export interface WriterOptions {
   stats: { framesOut: number };
   /** Bound of the queue for one-way lines (see offer()). */
   maxQueuedChars: number;
-  /** Requests that follow answers go out in two writes, not one (see enqueueRequest). */
-  splitAnswerBursts: boolean;
+  /** Requests that follow answers go out in two writes, not one (see enqueueRequest). @default more than one CPU is available */
+  splitAnswerBursts: boolean | undefined;
+  /**
+   * A write threw (the transport is lost): it and everything queued are dropped. Lines that end at
+   * or before `written` (see `pushed`) were written completely, the others not. Must not throw.
+   */
+  onWriteFailed(cause: unknown, written: number): void;
 }
 
 /**
@@ -84,7 +92,7 @@ export class OutboundWriter extends OutboundQueue {
     this.stuck = new StuckWatch(options.stuckMs, options.onStuck, options);
     this.stats = options.stats;
     this.maxQueuedChars = options.maxQueuedChars;
-    this.splitAnswerBursts = options.splitAnswerBursts;
+    this.splitAnswerBursts = options.splitAnswerBursts ?? MANY_CPUS;
   }
 
   /** Characters waiting to be written. */
@@ -205,6 +213,21 @@ export class OutboundWriter extends OutboundQueue {
     this.flush();
   }
 
+  /**
+   * The transport's write() threw: it took nothing and never calls back. The chunk and the rest of
+   * the queue count as done (errs towards "written", as unwritten() does): a later write would
+   * otherwise look unfinished (a false STDIN_STUCK, WRITE_TIMEOUT). Then the owner is told.
+   */
+  lose(cause: unknown): void {
+    const written = this.charsDone + this.charsRemoved;
+    this.inProgress = false;
+    this.charsDone = this.charsIssued;
+    this.charsRemoved += this.chars;
+    this.clear();
+    this.unsentRequests = 0;
+    this.options.onWriteFailed(cause, written);
+  }
+
   /** A write left in progress completed (the transport calls it with the writer as `this`: no closure per writer). */
   private onWritten(): void {
     this.inProgress = false;
@@ -238,11 +261,9 @@ export class OutboundWriter extends OutboundQueue {
       try {
         taken = transport.write(chunk, this.onWritten, this);
       } catch (err) {
-        // A stream whose write() throws (an in-memory one, after destroy) took nothing, and never
-        // calls back: the chunk counts as done (errs towards "written", as unwritten() does), or
-        // every later write would look unfinished (a false STDIN_STUCK, WRITE_TIMEOUT).
-        this.charsDone = this.charsIssued;
-        throw err;
+        // A stream whose write() throws (an in-memory one after destroy, an embedder's own transport).
+        this.lose(err);
+        return;
       }
       if (taken !== true) {
         this.inProgress = true;

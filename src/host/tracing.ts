@@ -3,7 +3,7 @@
 // host holds no tracer and each traced path costs one `ctx.tracer` check.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import { ErrorCode, isExtensionHostError } from '../errors.js';
+import { ErrorCode, type ExtensionHostError, isExtensionHostError } from '../errors.js';
 import { hasParticipants, type InterceptChain, type TraceStep } from '../intercept/chain.js';
 import type { StepOutcome } from '../intercept/step.js';
 import type { ExtensionProcess, RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
@@ -50,6 +50,23 @@ function stepDecision(outcome: StepOutcome): Attributes {
   return { 'zot.intercept.decision': rewritten ? 'rewrite' : 'allow', 'zot.intercept.rewritten': rewritten };
 }
 
+/** A traced tool call's mapper that names the span after the answer's id: methods, not two closures and their context (as ToolMapper). */
+class CallIdMapper implements ResponseMapper<ToolResultFrame, ToolResult> {
+  constructor(
+    private readonly mapper: ResponseMapper<ToolResultFrame, ToolResult>,
+    private readonly span: Span,
+  ) {}
+
+  frame(frame: ToolResultFrame): ToolResult {
+    this.span.setAttribute('gen_ai.tool.call.id', frame.id);
+    return this.mapper.frame(frame);
+  }
+
+  error(err: ExtensionHostError): ToolResult {
+    return this.mapper.error(err);
+  }
+}
+
 export class HostTracer {
   /** The spans open per extension name, for the exit and restart events. */
   private readonly open = new Map<string, Set<Span>>();
@@ -76,13 +93,8 @@ export class HostTracer {
     const callId = typeof call?.toolCallId === 'string' ? call.toolCallId : undefined;
     if (callId !== undefined) attributes['gen_ai.tool.call.id'] = callId;
     const span = this.tracer.startSpan(`execute_tool ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
-    const traced: ResponseMapper<ToolResultFrame, ToolResult> = {
-      frame: (frame) => {
-        if (callId === undefined) span.setAttribute('gen_ai.tool.call.id', frame.id);
-        return mapper.frame(frame);
-      },
-      error: (err) => mapper.error(err),
-    };
+    // The wire id is the call id only when the caller gave none: then the answer's id is read.
+    const traced = callId === undefined ? new CallIdMapper(mapper, span) : mapper;
     return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
       if (result === undefined) return;
       const failure = result.failure;

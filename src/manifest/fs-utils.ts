@@ -1,4 +1,4 @@
-// Small filesystem helpers shared by discovery and skills scanning (internal).
+// Small filesystem helpers shared by discovery, skills scanning and the CLI (internal).
 import { constants, readFile } from 'node:fs';
 import path from 'node:path';
 

@@ -7,7 +7,7 @@ import type { ProgressFrame } from '../protocol/frames.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
 import { ExtensionLog, logPathFor } from './log.js';
 import { redact } from './redact.js';
-import type { ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessWatcher } from './types.js';
+import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessWatcher } from './types.js';
 
 export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
   readonly name: string;
@@ -61,6 +61,19 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
     const diagnostic: ProcessDiagnostic = { extension: this.name, code, message, logPath: this.logPath };
     this.watcher?.processDiagnostic(diagnostic);
     this.emit('diagnostic', diagnostic);
+  }
+
+  abstract get running(): boolean;
+  abstract disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void;
+
+  /**
+   * Internal (ConnectionOptions): a write to its stdin threw. It can receive nothing any more: it is
+   * stopped like one that closed its stdin (while stopping, the stop ends it anyway).
+   */
+  writeFailed(error: ExtensionHostError): void {
+    if (!this.running) return;
+    this.diagnose('STDIN_WRITE_FAILED', error.message);
+    this.disconnect(error, 'stdin_blocked');
   }
 
   /** A progress frame for `request` (internal: negotiation.ts). */

@@ -70,6 +70,7 @@ export interface ProcessDiagnostic {
     | 'STDOUT_CLOSED'
     | 'OUTBOUND_DROPPED'
     | 'STDIN_STUCK'
+    | 'STDIN_WRITE_FAILED'
     | 'PROGRESS_REFUSED';
   message: string;
   logPath: string;

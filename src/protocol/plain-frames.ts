@@ -45,8 +45,12 @@ function isPlainRecord(value: unknown): value is Json {
   return isObject(value) && !Object.prototype.hasOwnProperty.call(value, '__proto__');
 }
 
-/** What each key of a frame may hold, per `fields` (every key but `type` optional unless `required`; no other key). */
-type Field = 'string' | 'name' | 'strings' | 'record' | 'boolean';
+/**
+ * What each key of a frame may hold, per `fields` (every key but `type` optional unless `required`;
+ * no other key): `name` a non-empty string, `message` one of at most MAX_PROGRESS_MESSAGE
+ * characters, `number` a finite one.
+ */
+type Field = 'string' | 'name' | 'message' | 'strings' | 'record' | 'boolean' | 'number';
 
 function hasShape(frame: Json, fields: Readonly<Record<string, Field>>, required: readonly string[]): boolean {
   for (const key in frame) {
@@ -58,6 +62,12 @@ function hasShape(frame: Json, fields: Readonly<Record<string, Field>>, required
         break;
       case 'name':
         if (typeof value !== 'string' || value.length === 0) return false;
+        break;
+      case 'message':
+        if (typeof value !== 'string' || value.length > MAX_PROGRESS_MESSAGE) return false;
+        break;
+      case 'number':
+        if (typeof value !== 'number' || !Number.isFinite(value)) return false;
         break;
       case 'strings':
         if (!isStringArray(value)) return false;
@@ -84,6 +94,7 @@ const REGISTER_COMMAND: Record<string, Field> = { name: 'name', description: 'st
 const REGISTER_TOOL: Record<string, Field> = { name: 'name', description: 'string', schema: 'record', deferred: 'boolean' };
 const SUBSCRIBE: Record<string, Field> = { events: 'strings', intercept: 'strings' };
 const ONLY_TYPE: Record<string, Field> = {};
+const PROGRESS: Record<string, Field> = { id: 'string', message: 'message', progress: 'number', total: 'number' };
 
 /** `hello` keeps unknown keys (z.looseObject); its output has the schema's keys first, as zod builds it. */
 function plainHello(frame: Json): HelloFrame | undefined {
@@ -132,23 +143,5 @@ export function plainFrame(frame: Json, type: string): PlainFrame | undefined {
 
 /** A `progress` frame in its plain valid shape (as the schema gives it), or `undefined` for the schema. */
 export function plainProgress(frame: Json): ProgressFrame | undefined {
-  if (frame.type !== 'progress' || typeof frame.id !== 'string') return undefined;
-  for (const key in frame) {
-    const value = frame[key];
-    switch (key) {
-      case 'type':
-      case 'id':
-        break;
-      case 'message':
-        if (typeof value !== 'string' || value.length > MAX_PROGRESS_MESSAGE) return undefined;
-        break;
-      case 'progress':
-      case 'total':
-        if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-        break;
-      default:
-        return undefined;
-    }
-  }
-  return frame as ProgressFrame;
+  return frame.type === 'progress' && hasShape(frame, PROGRESS, ['id']) ? (frame as ProgressFrame) : undefined;
 }

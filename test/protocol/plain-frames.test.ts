@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeLine, isLineProblem, needsCodec } from '../../src/protocol/decode-line.js';
 import { ExtensionFrame, ProgressFrame } from '../../src/protocol/frames.js';
+import { MAX_PROGRESS_MESSAGE } from '../../src/protocol/limits.js';
 import { plainFrame, plainProgress } from '../../src/protocol/plain-frames.js';
 
 const anyValue = fc.oneof(
@@ -130,5 +131,27 @@ describe('plainProgress', () => {
       { seed: 19, numRuns: 2000 },
     );
     expect(accepted).toBeGreaterThan(300);
+  });
+
+  it.each([
+    ['NaN', { progress: Number.NaN }],
+    ['Infinity', { total: Number.POSITIVE_INFINITY }],
+    ['-Infinity', { progress: Number.NEGATIVE_INFINITY }],
+    ['a string', { progress: '5' }],
+    ['null', { total: null }],
+    ['a message over the limit', { message: 'x'.repeat(MAX_PROGRESS_MESSAGE + 1) }],
+    ['a non-string id', { id: 7 }],
+    ['no id', { id: undefined }],
+    ['an unknown key', { extra: 1 }],
+  ])('leaves a progress frame with %s to the schema', (_what, change) => {
+    const frame: Record<string, unknown> = { type: 'progress', id: 'x:1', progress: 1, total: 2, message: 'm', ...change };
+    if ('id' in change && change.id === undefined) delete frame.id;
+    // The schema decides (and words the problem, or keeps what it accepts: a null, an unknown key).
+    expect(plainProgress(frame)).toBeUndefined();
+  });
+
+  it('takes a finite progress and total, and a message at the limit', () => {
+    const frame = { type: 'progress', id: 'x:1', progress: -0.5, total: 1e308, message: 'x'.repeat(MAX_PROGRESS_MESSAGE) };
+    expect(plainProgress(frame)).toBe(frame);
   });
 });

@@ -242,6 +242,18 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
     expect(t.host.panelKey('kitchen-panel', 'up')).toBe(false);
   });
 
+  it('panels: a key name outside the spec\'s list reaches the handler as the host forwarded it', { timeout: TEST_MS }, async () => {
+    await t.command('/panel');
+    const keys: [PanelKey, string?][] = [['unknown'], ['f13', 'x'], ['ctrl+k'], ['down']];
+    const before = renders.items.length;
+    for (const [key, text] of keys) expect(t.host.panelKey('kitchen-panel', key, text)).toBe(true);
+    const frames = (await renders.waitForLength(before + keys.length)).slice(before);
+    expect(frames.map((f) => f.lines[1])).toEqual(['key unknown', 'key f13 x', 'key ctrl+k', 'key down']);
+    const closed = t.nextNote((n) => n.message === 'kitchen panel closed');
+    expect(t.host.closePanel('kitchen-panel')).toBe(true);
+    await closed;
+  });
+
   it('a render for a panel the extension does not own is refused (/foreign)', { timeout: TEST_MS }, async () => {
     const diagnostics = t.host.diagnostics().length;
     const renderCount = renders.items.length;
