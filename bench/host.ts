@@ -2,8 +2,8 @@
  * Our host, loaded at run time so the runner works before ExtensionHost exists (the host column
  * then reads "n/a"). The shape below is the subset of the public API the scenarios use.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchWorkspace, EchoExtension } from './extensions.js';
 
@@ -66,6 +66,21 @@ export function distIsFresh(): boolean {
   return existsSync(DIST) && newestMtime(join(REPO, 'src')) <= statSync(DIST).mtimeMs;
 }
 
+/** True when the nearest package.json above `file` says `"type": "module"` (Node then loads `.js` as ESM). */
+function inModuleScope(file: string): boolean {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 /**
  * Imports ExtensionHost from `auto` (`dist` when the build is up to date, else `src`), `src` (../src/index.ts, through tsx), `dist` (../dist/index.js), or any
  * other module path or URL (e.g. a build of an older commit, to measure a change); `none` skips the
@@ -91,6 +106,11 @@ export async function loadHost(requested: string): Promise<HostModule> {
         ? spec
         : url.href;
   if (url.protocol === 'file:' && !existsSync(url)) return { ok: false, reason: `${from} not found` };
+  if (url.protocol === 'file:' && url.pathname.endsWith('.js') && !inModuleScope(fileURLToPath(url))) {
+    // A copied dist/ without its package.json: Node would read the ESM build as CommonJS and tsx
+    // would transform it on the fly (numbers several us per call off, measured).
+    return { ok: false, reason: `${from}: no package.json with "type": "module" above it (copy one next to the build)` };
+  }
   try {
     const mod = (await import(url.href)) as Record<string, unknown>;
     const ctor = mod.ExtensionHost;
