@@ -1,5 +1,6 @@
 // A Connection over a MemoryTransport over an in-memory extension: the owner's part (decoding
 // lines, diagnostics, disconnecting) is played by the test.
+import { Writable } from 'node:stream';
 import { Connection, type ConnectionDiagnostic, type ConnectionOptions } from '../../src/connection/connection.js';
 import type { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionFrame } from '../../src/protocol/frames.js';
@@ -73,4 +74,31 @@ export async function outcome(promise: Promise<unknown>): Promise<string> {
 /** Lets stream callbacks and microtasks run without moving the fake clock. */
 export async function settleIo(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => process.nextTick(resolve));
+}
+
+/**
+ * A stdin that can throw from its next write() (as an in-memory one does after destroy) and hold
+ * its writes' completion (`state.hold`; `held` calls them back). `written`: the chunks it took.
+ */
+export function throwingStdin(): { stdin: Writable; state: { hold: boolean; throwNext: boolean }; held: (() => void)[]; written: string[] } {
+  const held: (() => void)[] = [];
+  const written: string[] = [];
+  const state = { hold: false, throwNext: false };
+  const stdin = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      // The transport's empty write behind a chunk left in progress is its completion callback.
+      if (chunk.length > 0) written.push(chunk.toString());
+      if (state.hold) held.push(() => callback());
+      else callback();
+    },
+  });
+  const write = stdin.write.bind(stdin) as (...args: unknown[]) => boolean;
+  stdin.write = ((...args: unknown[]) => {
+    if (state.throwNext) {
+      state.throwNext = false;
+      throw new Error('write after destroy');
+    }
+    return write(...args);
+  }) as typeof stdin.write;
+  return { stdin, state, held, written };
 }

@@ -2,35 +2,17 @@
 // connection's lost input: nothing escapes as an unhandled rejection or exception, every pending
 // request of it settles at once with PROCESS_EXITED, and the other connections' lines of the same
 // pass are written.
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Connection } from '../../src/connection/connection.js';
 import { ErrorCode, type ExtensionHostError } from '../../src/errors.js';
 import type { ChildHandle } from '../../src/transport/child.js';
 import { MemoryTransport } from '../../src/transport/memory.js';
-import { call, settleIo } from './harness.js';
+import { call, settleIo, throwingStdin } from './harness.js';
 
 /** An input that records what it was given, can throw from its next write() and hold its writes' completion. */
 function input() {
-  const held: (() => void)[] = [];
-  const written: string[] = [];
-  const state = { hold: false, throwNext: false };
-  const stdin = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      // The transport's empty write behind a chunk left in progress is its completion callback.
-      if (chunk.length > 0) written.push(chunk.toString());
-      if (state.hold) held.push(() => callback());
-      else callback();
-    },
-  });
-  const write = stdin.write.bind(stdin) as (...args: unknown[]) => boolean;
-  stdin.write = ((...args: unknown[]) => {
-    if (state.throwNext) {
-      state.throwNext = false;
-      throw new Error('write after destroy');
-    }
-    return write(...args);
-  }) as typeof stdin.write;
+  const { stdin, state, held, written } = throwingStdin();
   const stdout = new PassThrough();
   const exits: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
   const kill = () => {

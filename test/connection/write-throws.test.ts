@@ -1,32 +1,17 @@
 // A write() that throws (an in-memory input after destroy) leaves the writer's accounting whole: a
 // later write that completes is progress for the stuck watch, and a later request that was written
 // is known to be written when its deadline comes.
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Connection, type ConnectionDiagnostic } from '../../src/connection/connection.js';
 import { ErrorCode, type ExtensionHostError } from '../../src/errors.js';
 import type { ChildHandle } from '../../src/transport/child.js';
 import { MemoryTransport } from '../../src/transport/memory.js';
-import { call, outcome, settleIo } from './harness.js';
+import { call, outcome, settleIo, throwingStdin } from './harness.js';
 
 /** An input that can throw from its next write() and hold its writes' completion. */
 function input() {
-  const held: (() => void)[] = [];
-  const state = { hold: false, throwNext: false };
-  const stdin = new Writable({
-    write(_chunk: Buffer, _encoding, callback) {
-      if (state.hold) held.push(() => callback());
-      else callback();
-    },
-  });
-  const write = stdin.write.bind(stdin) as (...args: unknown[]) => boolean;
-  stdin.write = ((...args: unknown[]) => {
-    if (state.throwNext) {
-      state.throwNext = false;
-      throw new Error('write after destroy');
-    }
-    return write(...args);
-  }) as typeof stdin.write;
+  const { stdin, state, held } = throwingStdin();
   const stdout = new PassThrough();
   const child: ChildHandle = { pid: undefined, stdin, stdout, kill: () => stdout.end(), onExit() {}, onError() {} };
   return { child, state, held };
