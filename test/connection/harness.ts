@@ -19,6 +19,9 @@ export interface Harness {
   dispose: () => Promise<void>;
 }
 
+/** The identity and frame bound of the in-memory connections of these tests. */
+export const MEM_CONNECTION = { name: 'mem', logPath: '/logs/ext-mem.log', idPrefix: 'mem', maxFrameBytes: 1024 * 1024 } as const;
+
 /** Starts the transport; lines from the extension are parsed and handed to `connection.settle()`. */
 export async function connectionHarness(options: Partial<ConnectionOptions> = {}, answer?: (frame: Frame) => Frame | undefined): Promise<Harness> {
   const ext = memoryExtension(answer);
@@ -28,10 +31,7 @@ export async function connectionHarness(options: Partial<ConnectionOptions> = {}
   const disconnects: Harness['disconnects'] = [];
   let over = false;
   const connection = new Connection(transport, {
-    name: 'mem',
-    logPath: '/logs/ext-mem.log',
-    idPrefix: 'mem',
-    maxFrameBytes: 1024 * 1024,
+    ...MEM_CONNECTION,
     maxOutboundBytes: 8 * 1024 * 1024,
     stuckMs: 60_000,
     stats,

@@ -8,7 +8,7 @@ import { Connection } from '../../src/connection/connection.js';
 import { ErrorCode, type ExtensionHostError } from '../../src/errors.js';
 import type { ChildHandle } from '../../src/transport/child.js';
 import { MemoryTransport } from '../../src/transport/memory.js';
-import { call, settleIo, throwingStdin } from './harness.js';
+import { call, MEM_CONNECTION, settleIo, throwingStdin } from './harness.js';
 
 /** An input that records what it was given, can throw from its next write() and hold its writes' completion. */
 function input() {
@@ -169,10 +169,7 @@ it('a write that throws with no writeFailed hook settles the requests and leaves
     transports.push(transport);
     await transport.start(() => undefined);
     const connection = new Connection(transport, {
-      name: 'mem',
-      logPath: '/logs/ext-mem.log',
-      idPrefix: 'mem',
-      maxFrameBytes: 1024 * 1024,
+      ...MEM_CONNECTION,
       maxOutboundBytes: 1024 * 1024,
       stuckMs: 1000,
       stats: { framesOut: 0 },

@@ -7,7 +7,7 @@ import { Connection, type ConnectionDiagnostic } from '../../src/connection/conn
 import { ErrorCode, type ExtensionHostError } from '../../src/errors.js';
 import type { ChildHandle } from '../../src/transport/child.js';
 import { MemoryTransport } from '../../src/transport/memory.js';
-import { call, outcome, settleIo, throwingStdin } from './harness.js';
+import { call, MEM_CONNECTION, outcome, settleIo, throwingStdin } from './harness.js';
 
 /** An input that can throw from its next write() and hold its writes' completion. */
 function input() {
@@ -39,10 +39,7 @@ async function afterThrowingWrite() {
   const diagnostics: ConnectionDiagnostic[] = [];
   const disconnects: ExtensionHostError[] = [];
   const connection = new Connection(transport, {
-    name: 'mem',
-    logPath: '/logs/ext-mem.log',
-    idPrefix: 'mem',
-    maxFrameBytes: 1024 * 1024,
+    ...MEM_CONNECTION,
     maxOutboundBytes: 1024 * 1024,
     stuckMs: 1000,
     stats: { framesOut: 0 },
