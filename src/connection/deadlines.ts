@@ -83,7 +83,7 @@ export class Deadlines<T extends Timed> {
         const keptGroups = (this.kept ??= new Map());
         if (kept === undefined && keptGroups.size >= MAX_KEPT_DEADLINES) {
           // The least recently used (see renew).
-        const [oldestMs, oldest] = keptGroups.entries().next().value!;
+          const [oldestMs, oldest] = keptGroups.entries().next().value!;
           keptGroups.delete(oldestMs);
           oldest.kept = false;
           if (oldest.live === 0) this.clearGroup(oldest); // else cleared at its last release

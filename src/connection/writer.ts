@@ -225,7 +225,12 @@ export class OutboundWriter extends OutboundQueue {
     this.charsRemoved += this.chars;
     this.clear();
     this.unsentRequests = 0;
-    this.options.onWriteFailed(cause, written);
+    try {
+      this.options.onWriteFailed(cause, written);
+    } catch {
+      // The owner's own handling threw (a transport whose terminate() does): this queue is dropped
+      // already, and nothing may escape into writeDue's pass, a stream callback or a request.
+    }
   }
 
   /** A write left in progress completed (the transport calls it with the writer as `this`: no closure per writer). */

@@ -12,7 +12,6 @@ import type { HostCallOptions } from './call-options.js';
 import type { LoadedExtension } from './loaded-extension.js';
 import type { OtelApi } from './tracing-load.js';
 import type { HostEvents, ToolResult } from './types.js';
-import { monotonicMs } from '../clock.js';
 
 /** W3C trace context as sent in a request's `_meta` (capability "trace"). */
 export interface TraceMeta {
@@ -147,7 +146,8 @@ export class HostTracer {
     const { api } = this;
     const parent = api.context.active();
     const span = this.tracer.startSpan(`zot.intercept ${event}`, { attributes: { 'zot.intercept.event': event } }, parent);
-    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: monotonicMs(), live: [] };
+    // OpenTelemetry reads a plain number as performance.now() time (or epoch ms), not as monotonicMs().
+    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: performance.now(), live: [] };
     return this.chains.run(scope, run).then(
       (result) => {
         this.plainSteps(scope, event, result.trace);

@@ -84,7 +84,7 @@ export class SystemPromptPreparer {
   readonly #chain: InterceptChain;
   readonly #context: () => { cwd: string; provider: string; model: string };
   readonly #newRunId: () => string;
-  readonly #runtimeSessionId: string;
+  #runtimeSessionId: string | undefined;
   readonly #onWarning: ((message: string, interceptor?: string) => void) | undefined;
   readonly #passes = new Map<string, Pass>();
   #committed: Committed | undefined;
@@ -95,7 +95,7 @@ export class SystemPromptPreparer {
     this.#chain = options.chain;
     this.#context = options.context;
     this.#newRunId = options.newRunId ?? (() => globalThis.crypto.randomUUID());
-    this.#runtimeSessionId = options.runtimeSessionId ?? globalThis.crypto.randomUUID();
+    this.#runtimeSessionId = options.runtimeSessionId;
     this.#onWarning = options.onWarning;
   }
 
@@ -103,7 +103,7 @@ export class SystemPromptPreparer {
   async prepare(options: PrepareSystemPromptOptions): Promise<PreparedSystemPrompt> {
     const { signal } = options;
     if (signal?.aborted) throw abortedError(signal);
-    const inputs: Inputs = { base: options.systemPrompt, sessionId: options.sessionId ?? this.#runtimeSessionId };
+    const inputs: Inputs = { base: options.systemPrompt, sessionId: options.sessionId ?? (this.#runtimeSessionId ??= globalThis.crypto.randomUUID()) };
     this.#latest = inputs;
     const committed = this.#committed;
     if (committed !== undefined && keyOf(committed) === keyOf(inputs)) return this.#result(committed, true);

@@ -37,8 +37,8 @@ afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.close('test', { graceful: false })));
 });
 
-/** A connection over an input() peer; `lost` collects what its writeFailed hook is told. */
-async function connect(name: string) {
+/** A connection over an input() peer; `lost` collects what its writeFailed hook is told (which then throws with `hookThrows`). */
+async function connect(name: string, hookThrows = false) {
   const peer = input();
   const transport = new MemoryTransport({ connect: () => peer.child, maxFrameBytes: 1024 * 1024 });
   transports.push(transport);
@@ -60,6 +60,7 @@ async function connect(name: string) {
       over = true;
       lost.push(error);
       connection.close();
+      if (hookThrows) throw new Error('terminate failed');
     },
   });
   return { peer, connection, lost };
@@ -105,6 +106,41 @@ describe('a write that throws at the end of the tick', () => {
     expect(a.peer.written).toEqual([]);
     expect(unhandled).toEqual([]);
     b.connection.close();
+  });
+
+  it('an owner whose own handling of the lost input throws changes none of that', async () => {
+    const a = await connect('alpha', true);
+    const b = await connect('beta');
+    a.peer.state.throwNext = true;
+    const aCall = track(a.connection.request(call('a'), { timeoutMs: 60_000 }));
+    const bCall = track(b.connection.request(call('b'), { timeoutMs: 60_000 }));
+    await settle();
+    expect(aCall.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
+    expect(a.lost).toHaveLength(1);
+    expect(b.peer.written.join('')).toBe('{"type":"tool_call","name":"b","args":{},"id":"beta:1"}\n');
+    expect(bCall.error).toBe('pending');
+    expect(unhandled).toEqual([]);
+    // The pass is whole for the next tick too.
+    const again = track(b.connection.request(call('b2'), { timeoutMs: 60_000 }));
+    await settle();
+    expect(b.peer.written.join('')).toContain('"name":"b2"');
+    expect(again.error).toBe('pending');
+    b.connection.close();
+  });
+
+  it('nor on the eager path: the request still settles, and request() does not throw', async () => {
+    const a = await connect('alpha', true);
+    const first = track(a.connection.request(call('a1'), { timeoutMs: 60_000 }));
+    await settle();
+    // One in flight: the next request is written from request() itself.
+    a.peer.state.throwNext = true;
+    let second: ReturnType<typeof track> | undefined;
+    expect(() => (second = track(a.connection.request(call('a2'), { timeoutMs: 60_000 })))).not.toThrow();
+    await settle();
+    expect(second!.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
+    expect(first.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
+    expect(a.lost).toHaveLength(1);
+    expect(unhandled).toEqual([]);
   });
 
   it('a chunk that carried several requests settles each of them, and the one in flight, at once; the throw in the completed write\'s callback escapes nowhere', async () => {

@@ -145,6 +145,10 @@ describe('intercept chains', () => {
       const mine = only('zot.intercept.step mine');
       expect(parentOf(mine)).toBe(chain.spanContext().spanId);
       expect(mine.attributes).toMatchObject({ 'zot.intercept.interceptor': 'mine', 'zot.intercept.decision': 'rewrite', 'zot.intercept.rewritten': true });
+      // Timed from the chain's trace, on the chain span's clock: inside it, not years away.
+      const ms = ([seconds, nanos]: readonly [number, number]) => seconds * 1e3 + nanos / 1e6;
+      expect(ms(mine.startTime)).toBeGreaterThanOrEqual(ms(chain.startTime) - 1);
+      expect(ms(mine.endTime)).toBeLessThanOrEqual(ms(chain.endTime) + 1);
     } finally {
       remove();
     }
