@@ -300,14 +300,14 @@ export class Connection implements WriterOptions {
     return entry;
   }
 
-  /** Settles every pending request with `error`. */
-  rejectAll(error: ExtensionHostError): void {
+  /** Settles every pending request with `error` (or what it makes of each request). */
+  rejectAll(error: ExtensionHostError | ((entry: Pending) => ExtensionHostError)): void {
     if (this.pending.size === 0) return;
     const entries = this.pending.values();
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);
-      fail(entry, error);
+      fail(entry, typeof error === 'function' ? error(entry) : error);
     }
   }
 
@@ -362,16 +362,11 @@ export class Connection implements WriterOptions {
   onWriteFailed(cause: unknown, written: number): void {
     const { name, logPath } = this.options;
     const reason = cause instanceof Error ? cause.message : String(cause);
-    if (this.pending.size > 0) {
-      const entries = this.pending.values();
-      this.pending.clear();
-      for (const entry of entries) {
-        this.release(entry);
-        // Its line in the chunk that threw, or still queued; or written, when its answer can no longer come.
-        const fate = entry.end > written ? 'could not be written' : 'will not be answered: a later write to its stdin threw';
-        fail(entry, this.error(ErrorCode.PROCESS_EXITED, `${name}: ${entry.request} ${fate}: ${reason}; see ${logPath}`, cause));
-      }
-    }
+    this.rejectAll((entry) => {
+      // Its line in the chunk that threw, or still queued; or written, when its answer can no longer come.
+      const fate = entry.end > written ? 'could not be written' : 'will not be answered: a later write to its stdin threw';
+      return this.error(ErrorCode.PROCESS_EXITED, `${name}: ${entry.request} ${fate}: ${reason}; see ${logPath}`, cause);
+    });
     if (this.options.isOver()) return;
     this.options.writeFailed?.(this.error(ErrorCode.PROCESS_EXITED, `${name}: a write to its stdin threw (${reason}); it is being stopped; see ${logPath}`, cause));
   }

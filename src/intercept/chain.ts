@@ -1,5 +1,6 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
 // optional re-validation, and a trace of every step.
+import { monotonicMs } from '../clock.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
 import type {
   AssistantMessageResult,
@@ -27,7 +28,6 @@ export type {
   TraceStep,
   TurnStartResult,
 } from './chain-types.js';
-import { monotonicMs } from '../clock.js';
 
 type Method = StepMethod;
 
@@ -109,7 +109,7 @@ export class InterceptChain {
     this.#timeoutMs = options.timeoutMs ?? 5000;
     this.#revalidate = options.revalidate ?? false;
     this.#onDiagnostic = options.onDiagnostic;
-    this.#now = options.now ?? (monotonicMs);
+    this.#now = options.now ?? monotonicMs;
     this.#source = options.source;
   }
 
@@ -305,30 +305,24 @@ export class InterceptChain {
     return { systemPrompt, trace };
   }
 
-  /** Whether a call of `method` would consult any interceptor (tracing only): stops at the first. */
+  /** Whether a call of `method` would consult any interceptor (tracing only): stops at the first, builds no list. */
   #participates(method: Method): boolean {
-    return this.#collect(method, undefined);
+    const has = (interceptor: Interceptor) => typeof interceptor[method] === 'function';
+    const hasStep = (step: { interceptor: Interceptor }) => has(step.interceptor);
+    return this.#first.some(hasStep) || this.#source?.()?.some(has) === true || this.#extensionSteps?.()?.some(hasStep) === true || this.#rest.some(hasStep);
   }
 
   #participants(method: Method, signal: AbortSignal | undefined): ExtensionStep[] {
     if (signal?.aborted) throw abortedError(signal);
+    // list() filtered, without its intermediate arrays (this runs once per chain call).
     const out: ExtensionStep[] = [];
-    this.#collect(method, out);
-    return out;
-  }
-
-  /**
-   * list() filtered, without its intermediate arrays (this runs once per chain call): the steps
-   * with a `method`, in order, into `out`; without `out`, only whether there is one.
-   */
-  #collect(method: Method, out: ExtensionStep[] | undefined): boolean {
-    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') { if (out === undefined) return true; out.push(entry); }
+    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') out.push(entry);
     const sourced = this.#source?.();
-    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') { if (out === undefined) return true; out.push({ interceptor, runner: undefined }); }
+    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') out.push({ interceptor, runner: undefined });
     const steps = this.#extensionSteps?.();
-    if (steps !== undefined) for (const step of steps) if (typeof step.interceptor[method] === 'function') { if (out === undefined) return true; out.push(step); }
-    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') { if (out === undefined) return true; out.push(entry); }
-    return out !== undefined && out.length > 0;
+    if (steps !== undefined) for (const step of steps) if (typeof step.interceptor[method] === 'function') out.push(step);
+    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') out.push(entry);
+    return out;
   }
 
   /** Runs one step and records it (see recordStep). */
