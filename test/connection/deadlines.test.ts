@@ -7,6 +7,13 @@ interface Entry extends Timed {
   name: string;
 }
 const entry = (name: string): Entry => ({ name, settled: false, deadline: undefined });
+/** An entry that joined `deadlines` with `timeoutMs`, its tick over. */
+function started(deadlines: Deadlines<Entry>, name: string, timeoutMs: number): Entry {
+  const e = entry(name);
+  e.deadline = deadlines.join(e, timeoutMs);
+  deadlines.endTick();
+  return e;
+}
 
 describe('Deadlines.move', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -33,9 +40,7 @@ describe('Deadlines.move', () => {
   it('moves the only entry of a kept group again and again (the timer is reused)', () => {
     const fired: string[] = [];
     const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 300);
-    deadlines.endTick();
+    const a = started(deadlines, 'a', 300);
     for (let i = 0; i < 10; i++) {
       vi.advanceTimersByTime(250);
       deadlines.move(a, 300);
@@ -44,9 +49,7 @@ describe('Deadlines.move', () => {
     // A request of a later tick with the same timeout is not put into the moved entry's group
     // with a stale start: it times out 300 ms after it joined.
     vi.advanceTimersByTime(100);
-    const c = entry('c');
-    c.deadline = deadlines.join(c, 300);
-    deadlines.endTick();
+    started(deadlines, 'c', 300);
     vi.advanceTimersByTime(200);
     expect(fired).toEqual(['a']);
     vi.advanceTimersByTime(100);
@@ -56,9 +59,7 @@ describe('Deadlines.move', () => {
   it('a moved entry that settles is timed out by neither group', () => {
     const fired: string[] = [];
     const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 100);
-    deadlines.endTick();
+    const a = started(deadlines, 'a', 100);
     deadlines.move(a, 200);
     deadlines.release(a);
     vi.advanceTimersByTime(1000);
@@ -68,9 +69,7 @@ describe('Deadlines.move', () => {
   it('moves an entry to another timeout while a group of a different timeout is open in the tick', () => {
     const fired: string[] = [];
     const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 100);
-    deadlines.endTick();
+    const a = started(deadlines, 'a', 100);
     // b opens this tick's first group (500 ms); a moves to 300 ms, which opens and closes its own.
     const b = entry('b');
     b.deadline = deadlines.join(b, 500);
@@ -101,14 +100,10 @@ describe('Deadlines with many timeouts', () => {
     const count = MAX_KEPT_DEADLINES + 3;
     // Each tick one request of a new timeout (the oldest kept ones are evicted), then the first again.
     for (let i = 0; i < count; i++) {
-      const e = entry(`t${i}`);
-      e.deadline = deadlines.join(e, 1000 + i);
-      deadlines.endTick();
+      started(deadlines, `t${i}`, 1000 + i);
       vi.advanceTimersByTime(1);
     }
-    const again = entry('again');
-    again.deadline = deadlines.join(again, 1000);
-    deadlines.endTick();
+    started(deadlines, 'again', 1000);
     vi.advanceTimersByTime(3000);
     for (let i = 0; i < count; i++) expect(fired[`t${i}`]! - start).toBe(1000 + 2 * i);
     expect(fired.again! - start).toBe(count + 1000);
@@ -119,9 +114,7 @@ describe('Deadlines with many timeouts', () => {
     const deadlines = new Deadlines<Entry>(() => {});
     const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
     const call = (timeoutMs: number) => {
-      const e = entry(`t${timeoutMs}`);
-      e.deadline = deadlines.join(e, timeoutMs);
-      deadlines.endTick();
+      const e = started(deadlines, `t${timeoutMs}`, timeoutMs);
       deadlines.release(e);
     };
     call(1000);
@@ -139,14 +132,10 @@ describe('Deadlines with many timeouts', () => {
   it('a request of the same timeout in a later tick, after the kept group fired, gets a timer of its own', () => {
     const fired: string[] = [];
     const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 100);
-    deadlines.endTick();
+    started(deadlines, 'a', 100);
     vi.advanceTimersByTime(100);
     expect(fired).toEqual(['a']);
-    const b = entry('b');
-    b.deadline = deadlines.join(b, 100);
-    deadlines.endTick();
+    started(deadlines, 'b', 100);
     vi.advanceTimersByTime(99);
     expect(fired).toEqual(['a']);
     vi.advanceTimersByTime(1);
@@ -216,9 +205,7 @@ describe('Deadlines: a group that lost its kept place', () => {
     const others = Array.from({ length: MAX_KEPT_DEADLINES }, (_, i) => entry(`t${i}`));
     others.forEach((e, i) => (e.deadline = deadlines.join(e, 1001 + i)));
     deadlines.release(a);
-    const b = entry('b');
-    b.deadline = deadlines.join(b, 5);
-    deadlines.endTick();
+    started(deadlines, 'b', 5);
     vi.advanceTimersByTime(5000);
     expect(fired).toContain('b');
     expect(fired.filter((name) => name.startsWith('t'))).toHaveLength(MAX_KEPT_DEADLINES);
@@ -253,9 +240,7 @@ describe('Deadlines: a kept group once its requests settled', () => {
     expect(group.first).toBeUndefined();
     vi.advanceTimersByTime(50);
     expect(fired).toEqual(['c']);
-    const d = entry('d');
-    d.deadline = deadlines.join(d, 100);
-    deadlines.endTick();
+    started(deadlines, 'd', 100);
     vi.advanceTimersByTime(100);
     expect(fired).toEqual(['c', 'd']);
   });
@@ -265,15 +250,11 @@ describe('Deadlines: a kept group once its requests settled', () => {
 function restartedAt200() {
   const fired: string[] = [];
   const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-  const a = entry('a');
-  a.deadline = deadlines.join(a, 300);
-  deadlines.endTick();
+  const a = started(deadlines, 'a', 300);
   vi.advanceTimersByTime(10);
   deadlines.release(a);
   vi.advanceTimersByTime(190);
-  const b = entry('b');
-  b.deadline = deadlines.join(b, 300);
-  deadlines.endTick();
+  const b = started(deadlines, 'b', 300);
   return { fired, deadlines, a, b };
 }
 
@@ -297,9 +278,7 @@ describe('a kept group taken again (its timer is not refreshed per request)', ()
     let last: Entry | undefined;
     // 100 calls of 70 ms each, one at a time: 7,000 ms, 23 times the timeout.
     for (let i = 0; i < 100; i++) {
-      const e = entry(`c${i}`);
-      e.deadline = deadlines.join(e, 300);
-      deadlines.endTick();
+      const e = started(deadlines, `c${i}`, 300);
       vi.advanceTimersByTime(70);
       if (i < 99) deadlines.release(e);
       last = e;
@@ -326,15 +305,11 @@ describe('deadlines under fake timers that leave the clock (hrtime) real', () =>
     vi.advanceTimersByTime(1);
     expect(fired).toEqual(['b']);
     // From now on the kept timer is refresh()ed: exact again.
-    const c = entry('c');
-    c.deadline = deadlines.join(c, 300);
-    deadlines.endTick();
+    const c = started(deadlines, 'c', 300);
     vi.advanceTimersByTime(50);
     deadlines.release(c);
     vi.advanceTimersByTime(50);
-    const d = entry('d');
-    d.deadline = deadlines.join(d, 300);
-    deadlines.endTick();
+    const d = started(deadlines, 'd', 300);
     expect(d.deadline).toBe(c.deadline);
     vi.advanceTimersByTime(299);
     expect(fired).toEqual(['b']);
