@@ -28,7 +28,7 @@ try {
   const host = new ExtensionHost({
     cwd: process.cwd(),
     // Two bundled fixtures, relative to a clone of this repository. Installed extensions are found in
-    // <cwd>/.zot/extensions and in $ZOT_HOME/extensions (default ~/.zot/extensions): docs/discovery.md.
+    // <cwd>/.zot/extensions and in <home>/extensions ($ZOT_HOME, else ~/.local/state/zot on Linux): docs/discovery.md.
     explicit: ['fixtures/extensions/weather', 'fixtures/extensions/guard'],
     provider: 'anthropic',
     model: 'claude-opus-4-7',
