@@ -46,16 +46,18 @@ class BadInputTest(unittest.TestCase):
     def test_garbage_lines_are_logged_and_skipped(self):
         h = self.h
         h.send_raw(b"this is not json\n[1,2,3]\n42\n{\"type\":\"mystery\"}\n\r\n\n   \n\xff\xfe\n")
-        h.send_raw(b'{"type":"event","event":"turn_start"}\n{"type":"panel_key","panel_id":"p","key":13}\n')
+        h.send_raw(b'{"type":"event","event":"turn_start","step":"one"}\n{"type":"panel_key","panel_id":"p","key":13}\n')
         self.assertEqual(h.command("/show still works"), {"action": "display", "display": "still works"})
         log = "\n".join(h.stderr)
-        for expected in ["not JSON", "not a JSON object: [1,2,3]", "not a JSON object: 42", 'unknown frame type "mystery"', "invalid event frame (step: missing", "invalid panel_key frame"]:
+        for expected in ["not JSON", "not a JSON object: [1,2,3]", "not a JSON object: 42", 'unknown frame type "mystery"', "invalid event frame (step: expected number", "invalid panel_key frame"]:
             self.assertIn(expected, log)
 
     def test_malformed_requests_with_an_id_are_still_answered(self):
         h = self.h
-        h.send_raw(b'{"type":"command_invoked","id":"c1","name":"show"}\n')
-        self.assertEqual(self.answers("c1"), {"type": "command_response", "id": "c1", "action": "noop", "error": "invalid command_invoked frame (args: missing, expected string)"})
+        h.send_raw(b'{"type":"command_invoked","id":"c1","name":"show","args":["a"]}\n')
+        self.assertEqual(self.answers("c1"), {"type": "command_response", "id": "c1", "action": "noop", "error": 'invalid command_invoked frame (args: expected string, got ["a"])'})
+        h.send_raw(b'{"type":"command_invoked","id":"c2","args":"a"}\n')
+        self.assertEqual(self.answers("c2")["error"], "invalid command_invoked frame (name: missing, expected string)")
         h.send_raw(b'{"type":"tool_call","id":"t1","name":"echo","args":"x"}\n')
         answer = self.answers("t1")
         self.assertTrue(answer["is_error"])

@@ -95,15 +95,32 @@ class DecodeTest(unittest.TestCase):
         bad = self.bad('{"type":"tool_call","id":"7","name":"echo","args":[1]}')
         self.assertEqual(bad.request, ("tool_call", "7"))
         self.assertIn("args: expected object", bad.message)
-        bad = self.bad('{"type":"command_invoked","id":"8","name":"x"}')
+        bad = self.bad('{"type":"command_invoked","id":"8","name":"x","args":1}')
         self.assertEqual(bad.request, ("command_invoked", "8"))
-        self.assertIn("args: missing", bad.message)
-        bad = self.bad('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":"bash"}')
+        self.assertIn("args: expected string", bad.message)
+        bad = self.bad('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":7}')
         self.assertEqual(bad.request, ("event_intercept", "9"))
         self.assertEqual(self.bad('{"type":"tool_call","id":5,"name":"x","args":{}}').request, None)
 
+    def test_an_absent_or_null_field_reads_as_its_zero_value_as_zot_omits_it(self):
+        # zot's Manager leaves out a field holding its Go zero value (omitempty) and writes null for nil.
+        self.assertEqual(decode_host_frame('{"type":"command_invoked","id":"1","name":"x"}')["args"], "")
+        self.assertEqual(decode_host_frame('{"type":"tool_call","id":"2","name":"x","args":null}')["args"], {})
+        self.assertEqual(decode_host_frame('{"type":"event","event":"turn_end"}')["stop"], "")
+        self.assertEqual(decode_host_frame('{"type":"event","event":"turn_start"}')["step"], 0)
+        event = decode_host_frame('{"type":"event","event":"tool_call","tool_id":"t","tool_name":"bash","tool_args_raw":"{"}')
+        self.assertEqual((event["tool_args"], event["tool_args_raw"]), ({}, "{"))
+        intercept = decode_host_frame('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":"bash"}')
+        self.assertEqual((intercept["tool_id"], intercept["tool_args"]), ("", {}))
+        ack = decode_host_frame('{"type":"hello_ack","capabilities":["call_tool",7]}')
+        self.assertEqual((ack["protocol_version"], ack["zot_version"], ack["data_dir"]), (1, "", ""))
+        self.assertNotIn("text", decode_host_frame('{"type":"panel_key","panel_id":"p","key":"down"}'))
+        # What routes a frame stays required.
+        self.assertIn("id: missing", self.bad('{"type":"tool_call","name":"x","args":{}}').message)
+        self.assertIn("panel_id: missing", self.bad('{"type":"panel_key","key":"down"}').message)
+
     def test_checks_events_intercepts_and_panel_keys(self):
-        self.assertIn("step", self.bad('{"type":"event","event":"turn_start"}').message)
+        self.assertIn("step", self.bad('{"type":"event","event":"turn_start","step":"1"}').message)
         self.assertIn("event: expected one of", self.bad('{"type":"event_intercept","id":"1","event":"nope"}').message)
         self.assertIn("key: expected string", self.bad('{"type":"panel_key","panel_id":"p","key":1}').message)
         # A name outside the spec's list is forwarded by the host as it is: the extension gets it too.

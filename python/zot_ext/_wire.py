@@ -130,10 +130,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_STR = (str,)
-_OBJ = (dict,)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -143,28 +139,36 @@ def _is_int(value: Any) -> bool:
     return _is_number(value) and float(value).is_integer()
 
 
-# Required fields per frame (or per event of an event_intercept): name -> (check, expected).
-_Check = Tuple[Callable[[Any], bool], str]
-_string: _Check = (lambda v: isinstance(v, str), "string")
-_object: _Check = (lambda v: isinstance(v, dict), "object")
-_number: _Check = (_is_number, "number")
-_integer: _Check = (_is_int, "integer")
-_panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string")
+# The fields checked per frame (or per event of an event_intercept): name -> (check, expected, zero).
+# The SDK reads frames as zot's own Manager writes them: zot leaves out a field that holds its Go zero
+# value (`omitempty`: command_invoked without "args" when the user typed none) and writes null for a
+# nil slice or map. So a field with a `zero` reads as that value when absent or null (it is filled
+# into the frame); only the fields that route a frame (zero None) are required. Wrong types are refused.
+_Check = Tuple[Callable[[Any], bool], str, Any]
+_REQUIRED = None
+_id: _Check = (lambda v: isinstance(v, str), "string", _REQUIRED)
+_string: _Check = (lambda v: isinstance(v, str), "string", "")
+_object: _Check = (lambda v: isinstance(v, dict), "object", dict)
+_number: _Check = (_is_number, "number", 0)
+_panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string", _REQUIRED)
+#: zot has only ever sent protocol_version 1.
+_version: _Check = (_is_int, "integer", 1)
 
 _FIELDS: Dict[str, Dict[str, _Check]] = {
+    # hello_ack.capabilities is read by _requests.negotiated: names it does not know are ignored.
     "hello_ack": {
-        "protocol_version": _integer, "zot_version": _string, "provider": _string, "model": _string,
+        "protocol_version": _version, "zot_version": _string, "provider": _string, "model": _string,
         "cwd": _string, "extension_dir": _string, "data_dir": _string,
     },
-    "command_invoked": {"id": _string, "name": _string, "args": _string},
-    "tool_call": {"id": _string, "name": _string, "args": _object},
-    "event": {"event": _string},
-    "event_intercept": {"id": _string, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES))},
-    "panel_key": {"panel_id": _string, "key": _string},
+    "command_invoked": {"id": _id, "name": _id, "args": _string},
+    "tool_call": {"id": _id, "name": _id, "args": _object},
+    "event": {"event": _id},
+    "event_intercept": {"id": _id, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES), _REQUIRED)},
+    "panel_key": {"panel_id": _id, "key": _id},
     "panel_close": {"panel_id": _panel_id},
     "shutdown": {},
     # capability "cancel": the host gave up on request `id`
-    "cancel": {"id": _string},
+    "cancel": {"id": _id},
 }
 _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
     "session_start": {},
@@ -186,12 +190,17 @@ _INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
 
 
 def _problems(frame: Dict[str, Any], fields: Dict[str, _Check]) -> List[str]:
+    """What is wrong with `frame`; fills the zero value of an absent (or null) optional field."""
     found = []
-    for name, (check, expected) in fields.items():
-        if name not in frame:
-            found.append(f"{name}: missing, expected {expected}")
-        elif not check(frame[name]):
-            found.append(f"{name}: expected {expected}, got {json.dumps(frame[name])[:40]}")
+    for name, (check, expected, zero) in fields.items():
+        value = frame.get(name)
+        if value is None:
+            if zero is _REQUIRED:
+                found.append(f"{name}: missing, expected {expected}")
+            else:
+                frame[name] = zero() if callable(zero) else zero
+        elif not check(value):
+            found.append(f"{name}: expected {expected}, got {json.dumps(value)[:40]}")
     return found
 
 

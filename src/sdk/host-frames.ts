@@ -3,31 +3,101 @@ import { z } from 'zod';
 import { describeIssues } from '../protocol/codec.js';
 import { preview } from '../protocol/decode-line.js';
 import {
+  AssistantMessageEvent,
+  AssistantMessageIntercept,
+  BeforeAgentStartIntercept,
   CommandInvokedFrame,
-  EventFrame,
-  EventInterceptFrame,
+  CustomEvent,
   HelloAckFrame,
-  type JsonObject,
+  JsonObject,
   PanelCloseFrame,
   PanelKeyFrame,
+  SessionStartEvent,
   ShutdownFrame,
+  ToolCallEvent,
   ToolCallFrame,
+  ToolCallIntercept,
+  ToolConfirmationRequestedEvent,
+  TurnEndEvent,
+  TurnStartEvent,
+  TurnStartIntercept,
 } from '../protocol/frames.js';
 import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
 import type { HostInfo } from './types.js';
 
-/** `panel_key` with any key name: the host forwards a name outside the spec's list as it is. */
-const AnyPanelKeyFrame = PanelKeyFrame.extend({ key: z.string() });
+/*
+ * The SDK reads host frames as zot's own Manager writes them, not only as our host does: zot leaves
+ * out a field holding its Go zero value (`omitempty`: `command_invoked` without `args` when the user
+ * typed none, `panel_key` without `text`), writes `null` for a nil slice or map, sends capability
+ * names and fields this SDK does not know. A field that is absent or null therefore reads as its zero
+ * value; only what routes a frame (type, id, name, event, panel_id, key) is required. Wrong types
+ * are still refused.
+ */
+
+/** Absent or null reads as `zero` (Go's zero value: "", 0, {}). */
+const orZero = <T extends z.ZodType>(schema: T, zero: z.output<T>) =>
+  z.preprocess((value) => (value === undefined || value === null ? zero : value), schema) as unknown as T;
+const text = orZero(z.string(), '');
+const count = orZero(z.number(), 0);
+const args = orZero(JsonObject, {});
+
+/**
+ * `protocol_version` reads as 1 when absent (zot has only ever sent 1); `capabilities` is read from the
+ * raw frame (requests.ts `negotiated`), so a name this SDK does not know (zot sends "call_tool") is
+ * ignored instead of failing the ack.
+ */
+const LenientHelloAck = HelloAckFrame.omit({ capabilities: true }).extend({
+  protocol_version: orZero(z.number().int(), 1),
+  zot_version: text,
+  provider: text,
+  model: text,
+  cwd: text,
+  extension_dir: text,
+  data_dir: text,
+});
+
+const LenientCommandInvoked = CommandInvokedFrame.extend({ args: text });
+const LenientToolCall = ToolCallFrame.extend({ args });
+
+const LenientEvent = z.union([
+  SessionStartEvent,
+  TurnStartEvent.extend({ step: count }),
+  TurnEndEvent.extend({ stop: text }),
+  ToolCallEvent.extend({ tool_id: text, tool_name: text, tool_args: args }),
+  ToolConfirmationRequestedEvent.extend({ tool_id: text, tool_name: text, tool_preview: text }),
+  AssistantMessageEvent.extend({ text }),
+  CustomEvent,
+]);
+
+const LenientEventIntercept = z.discriminatedUnion('event', [
+  ToolCallIntercept.extend({ tool_id: text, tool_name: text, tool_args: args }),
+  TurnStartIntercept.extend({ step: count }),
+  AssistantMessageIntercept.extend({ text }),
+  BeforeAgentStartIntercept.extend({
+    session_id: text,
+    agent_run_id: text,
+    cwd: text,
+    provider: text,
+    model: text,
+    system_prompt: text,
+  }),
+]);
+
+/** `panel_key` with any key name (zot forwards `unknown`); `text` only comes with `rune`. */
+const AnyPanelKeyFrame = PanelKeyFrame.extend({
+  key: z.string(),
+  text: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
+});
 
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
 const SCHEMAS = {
-  hello_ack: HelloAckFrame,
-  command_invoked: CommandInvokedFrame,
-  tool_call: ToolCallFrame,
-  event: EventFrame,
-  event_intercept: EventInterceptFrame,
+  hello_ack: LenientHelloAck,
+  command_invoked: LenientCommandInvoked,
+  tool_call: LenientToolCall,
+  event: LenientEvent,
+  event_intercept: LenientEventIntercept,
   panel_key: AnyPanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
@@ -75,7 +145,7 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
 }
 
 /** The handler-facing view of `hello_ack`; `raw` is the whole frame. */
-export function toHostInfo(frame: z.output<typeof HelloAckFrame>, raw: JsonObject): HostInfo {
+export function toHostInfo(frame: z.output<typeof LenientHelloAck>, raw: JsonObject): HostInfo {
   return {
     protocolVersion: frame.protocol_version,
     zotVersion: frame.zot_version,
