@@ -91,6 +91,22 @@ class DecodeTest(unittest.TestCase):
     def test_deeply_nested_json_is_bad_input(self):
         self.assertIn("not JSON", self.bad("[" * 100000).message)
 
+    def test_a_request_python_cannot_build_still_names_its_id(self):
+        deep = "[" * 100000 + "]" * 100000
+        bad = self.bad(' { "args" : {"a":' + deep + ', "s":"}]\\"{,"}, "type":"tool_call" , "id":"8" } ')
+        self.assertEqual((bad.request, bad.message), (("tool_call", "8"), "invalid tool_call frame (its JSON cannot be read: nested too deeply)"))
+        # Only a whole object with a string id of a request: anything else stays plain bad input.
+        for line in [
+            '{"type":"tool_call","id":"8","args":' + "[" * 100000,
+            '{"type":"tool_call","id":8,"args":' + deep + "}",
+            '{"type":"event","id":"8","args":' + deep + "}",
+            '{"type":"tool_call","id":"8","args":' + deep + "} x",
+            '{"type":"tool_call","id":"8","args":' + deep + "]}",
+        ]:
+            bad = self.bad(line)
+            self.assertEqual(bad.request, None, line[-20:])
+            self.assertIn("not JSON (nested too deeply)", bad.message)
+
     def test_a_malformed_request_names_what_to_answer(self):
         bad = self.bad('{"type":"tool_call","id":"7","name":"echo","args":[1]}')
         self.assertEqual(bad.request, ("tool_call", "7"))
