@@ -18,6 +18,11 @@ PANEL_KEYS = (
 EVENT_NAMES = (
     "session_start", "turn_start", "turn_end", "tool_call", "tool_confirmation_requested", "assistant_message",
 )
+#: The events zot's Manager emits since 2026-08 besides the spec's, observe-only.
+UPSTREAM_EVENT_NAMES = (
+    "session_end", "user_prompt_submit", "tool_result", "permission_decision",
+    "pre_compact", "post_compact", "subagent_start", "subagent_stop",
+)
 #: The events an extension may intercept, and how many values its handler gets before its optional ctx.
 INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}
 INTERCEPT_NAMES = tuple(INTERCEPT_ARITY)
@@ -148,10 +153,16 @@ def _is_int(value: Any) -> bool:
 # into the frame); only the fields that route a frame (zero None) are required. Wrong types are refused.
 _Check = Tuple[Callable[[Any], bool], str, Any]
 _REQUIRED = None
+#: Checked when present, left absent when not (a null is removed).
+_OPTIONAL = object()
 _id: _Check = (lambda v: isinstance(v, str), "string", _REQUIRED)
 _string: _Check = (lambda v: isinstance(v, str), "string", "")
 _object: _Check = (lambda v: isinstance(v, dict), "object", dict)
 _number: _Check = (_is_number, "number", 0)
+_bool: _Check = (lambda v: isinstance(v, bool), "boolean", False)
+_array: _Check = (lambda v: isinstance(v, list), "array", list)
+_maybe_string: _Check = (lambda v: isinstance(v, str), "string", _OPTIONAL)
+_maybe_number: _Check = (_is_number, "number", _OPTIONAL)
 _panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string", _REQUIRED)
 #: zot has only ever sent protocol_version 1.
 _version: _Check = (_is_int, "integer", 1)
@@ -171,17 +182,38 @@ _FIELDS: Dict[str, Dict[str, _Check]] = {
     "shutdown": {},
     # capability "cancel": the host gave up on request `id`
     "cancel": {"id": _id},
+    # zot's cancel, sent to an extension that declared "tool_cancel" in hello: handled as "cancel"
+    "tool_cancel": {"id": _id},
 }
+#: zot's fields on every event since 2026-08 (present only when sent), and those of a tool event.
+_LIFECYCLE = {"session_id": _maybe_string, "cwd": _maybe_string, "sequence": _maybe_number}
+_TOOL = {"tool_id": _string, "tool_name": _string, "origin_extension": _maybe_string}
+_TOOL_ARGS = {"tool_args": _object, "tool_args_raw": _maybe_string}
+_COMPACTION = {"compaction_id": _string, "message_count": _number, "token_estimate": _number}
+_SUBAGENT = {"agent_id": _string, "agent_run_id": _string, "name": _string}
+_OUTCOME = {"status": _string, "error": _string}
 _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
-    "session_start": {},
-    "turn_start": {"step": _number},
-    "turn_end": {"stop": _string},
-    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
-    "tool_confirmation_requested": {"tool_id": _string, "tool_name": _string, "tool_preview": _string},
-    "assistant_message": {"text": _string},
+    name: {**_LIFECYCLE, **fields} for name, fields in {
+        "session_start": {},
+        "turn_start": {"step": _number},
+        "turn_end": {"stop": _string},
+        "tool_call": {**_TOOL, **_TOOL_ARGS},
+        "tool_confirmation_requested": {**_TOOL, "tool_preview": _string},
+        "assistant_message": {"text": _string},
+        "session_end": {"reason": _string},
+        "user_prompt_submit": {"text": _string, "queued": _bool, "image_count": _number},
+        "tool_result": {**_TOOL, **_TOOL_ARGS, "status": _string, "executed": _bool, "result": _object},
+        "permission_decision": {**_TOOL, "decision": _string, "source": _string, "stage": _string, "reason": _string},
+        "pre_compact": _COMPACTION,
+        "post_compact": {**_COMPACTION, **_OUTCOME},
+        "subagent_start": _SUBAGENT,
+        "subagent_stop": {**_SUBAGENT, **_OUTCOME},
+    }.items()
 }
+#: `result` of a tool_result event.
+_RESULT_FIELDS: Dict[str, _Check] = {"content": _array, "is_error": _bool, "truncated": _bool}
 _INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
-    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
+    "tool_call": {**_TOOL, "tool_args": _object},
     "turn_start": {"step": _number},
     "assistant_message": {"text": _string},
     "before_agent_start": {
@@ -197,7 +229,9 @@ def _problems(frame: Dict[str, Any], fields: Dict[str, _Check]) -> List[str]:
     for name, (check, expected, zero) in fields.items():
         value = frame.get(name)
         if value is None:
-            if zero is _REQUIRED:
+            if zero is _OPTIONAL:
+                frame.pop(name, None)
+            elif zero is _REQUIRED:
                 found.append(f"{name}: missing, expected {expected}")
             else:
                 frame[name] = zero() if callable(zero) else zero
@@ -294,6 +328,8 @@ def decode_host_frame(line: str) -> Dict[str, Any]:
     problems = _problems(value, _FIELDS[kind])
     if not problems and kind == "event":
         problems = _problems(value, _EVENT_FIELDS.get(value["event"], {}))
+        if not problems and value["event"] == "tool_result":
+            problems = [f"result.{p}" for p in _problems(value["result"], _RESULT_FIELDS)]
     if not problems and kind == "event_intercept":
         problems = _problems(value, _INTERCEPT_FIELDS[value["event"]])
     if not problems and kind == "panel_key" and value.get("text") is not None and not isinstance(value["text"], str):

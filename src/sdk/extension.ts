@@ -1,6 +1,7 @@
 /** `defineExtension`: the extension side of the zot protocol, as a typed builder. */
-import type { EventName, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
+import type { HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, Definitions, toolFrame, type CommandDef, type ToolDef } from './definitions.js';
+import type { KnownEventName } from './events.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 import { withProtocolExtensions } from './requests.js';
 import { panelRenderFrame, type PanelView } from './responses.js';
@@ -170,10 +171,12 @@ export class Extension {
   }
 
   /**
-   * Observes a lifecycle event (subscribed automatically). Known events get typed payloads; any
-   * other name is passed through for hosts that emit their own events. Handlers run concurrently.
+   * Observes a lifecycle event (subscribed automatically). Known events (the spec's and those zot
+   * added: `session_end`, `user_prompt_submit`, `tool_result`, `permission_decision`, `pre_compact`,
+   * `post_compact`, `subagent_start`, `subagent_stop`) get typed payloads; any other name is passed
+   * through for hosts that emit their own events. Handlers run concurrently.
    */
-  on<E extends EventName | (string & {})>(event: E, handler: EventHandler<E>): this {
+  on<E extends KnownEventName | (string & {})>(event: E, handler: EventHandler<E>): this {
     this.defs.addEvent(event, handler as EventHandler<string>);
     this.announceSubscriptions();
     return this;

@@ -23,6 +23,7 @@ import {
   TurnStartIntercept,
 } from '../protocol/frames.js';
 import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
+import { UPSTREAM_EVENT_NAMES, type UpstreamEventName } from './events.js';
 import type { HostInfo } from './types.js';
 
 /*
@@ -59,18 +60,56 @@ const LenientHelloAck = HelloAckFrame.omit({ capabilities: true }).extend({
 const LenientCommandInvoked = CommandInvokedFrame.extend({ args: text });
 const LenientToolCall = ToolCallFrame.extend({ args });
 
+/** Absent or null reads as absent. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+const flag = orZero(z.boolean(), false);
+
+/** zot's fields on every event since 2026-08; present only when sent. */
+const lifecycle = { session_id: optional(z.string()), cwd: optional(z.string()), sequence: optional(z.number()) };
+/** The tool an event is about; `origin_extension` marks a call another extension started. */
+const tool = { tool_id: text, tool_name: text, origin_extension: optional(z.string()) };
+const toolArgs = { tool_args: args, tool_args_raw: optional(z.string()) };
+const ObservedResult = z.object({ content: orZero(z.array(JsonObject), []), is_error: flag, truncated: flag });
+const compaction = { compaction_id: text, message_count: count, token_estimate: count };
+const subagent = { agent_id: text, agent_run_id: text, name: text };
+const outcome = { status: text, error: text };
+
+const upstreamEvent = <N extends UpstreamEventName, S extends z.ZodRawShape>(event: N, shape: S) =>
+  z.object({ type: z.literal('event'), event: z.literal(event), ...lifecycle, ...shape });
+
+/** The events zot added after the spec snapshot. TODO(merge): move to protocol/frames.ts (EventFrame). */
+const UPSTREAM_EVENTS = [
+  upstreamEvent('session_end', { reason: text }),
+  upstreamEvent('user_prompt_submit', { text, queued: flag, image_count: count }),
+  upstreamEvent('tool_result', {
+    ...tool,
+    ...toolArgs,
+    status: text,
+    executed: flag,
+    result: orZero(ObservedResult, { content: [], is_error: false, truncated: false }),
+  }),
+  upstreamEvent('permission_decision', { ...tool, decision: text, source: text, stage: text, reason: text }),
+  upstreamEvent('pre_compact', compaction),
+  upstreamEvent('post_compact', { ...compaction, ...outcome }),
+  upstreamEvent('subagent_start', subagent),
+  upstreamEvent('subagent_stop', { ...subagent, ...outcome }),
+] as const;
+const UPSTREAM: ReadonlySet<string> = new Set(UPSTREAM_EVENT_NAMES);
+
 const LenientEvent = z.union([
-  SessionStartEvent,
-  TurnStartEvent.extend({ step: count }),
-  TurnEndEvent.extend({ stop: text }),
-  ToolCallEvent.extend({ tool_id: text, tool_name: text, tool_args: args }),
-  ToolConfirmationRequestedEvent.extend({ tool_id: text, tool_name: text, tool_preview: text }),
-  AssistantMessageEvent.extend({ text }),
-  CustomEvent,
+  SessionStartEvent.extend(lifecycle),
+  TurnStartEvent.extend({ ...lifecycle, step: count }),
+  TurnEndEvent.extend({ ...lifecycle, stop: text }),
+  ToolCallEvent.extend({ ...lifecycle, ...tool, ...toolArgs }),
+  ToolConfirmationRequestedEvent.extend({ ...lifecycle, ...tool, tool_preview: text }),
+  AssistantMessageEvent.extend({ ...lifecycle, text }),
+  ...UPSTREAM_EVENTS,
+  CustomEvent.refine((frame) => !UPSTREAM.has(frame.event), 'known events must match their schema'),
 ]);
 
 const LenientEventIntercept = z.discriminatedUnion('event', [
-  ToolCallIntercept.extend({ tool_id: text, tool_name: text, tool_args: args }),
+  ToolCallIntercept.extend({ ...tool, tool_args: args }),
   TurnStartIntercept.extend({ step: count }),
   AssistantMessageIntercept.extend({ text }),
   BeforeAgentStartIntercept.extend({
@@ -92,6 +131,12 @@ const AnyPanelKeyFrame = PanelKeyFrame.extend({
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
+/**
+ * `tool_cancel` (zot's, sent to an extension that declared "tool_cancel" in `hello`): the host gave up
+ * on tool call `id`; handled as our `cancel`. TODO(merge): move to protocol/frames.ts and names.ts.
+ */
+const ToolCancelFrame = z.object({ type: z.literal('tool_cancel'), id: z.string() });
+
 const SCHEMAS = {
   hello_ack: LenientHelloAck,
   command_invoked: LenientCommandInvoked,
@@ -102,7 +147,8 @@ const SCHEMAS = {
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
   cancel: CancelFrame,
-} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number], z.ZodType>;
+  tool_cancel: ToolCancelFrame,
+} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number] | 'tool_cancel', z.ZodType>;
 
 type Schemas = typeof SCHEMAS;
 /** Any frame the host may send, as the SDK sees it. */
