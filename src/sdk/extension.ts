@@ -27,7 +27,8 @@ export interface ExtensionOptions {
   version?: string | undefined;
   /**
    * Sent in `hello`, followed by the protocol extensions the SDK always declares ("cancel",
-   * "progress", "trace": inert unless the host grants them in `hello_ack.capabilities`).
+   * "progress", "trace": inert unless the host grants them in `hello_ack.capabilities`). Add
+   * "tool_cancel" to get zot's own `tool_cancel` frame, handled as "cancel" (not declared by default).
    * @default derived at `run()` from what is registered by then:
    * "commands", "tools", "events", "intercept", "panels"
    */
