@@ -55,17 +55,24 @@ class CapabilitiesTest(unittest.TestCase):
         ])
 
 
+def waiting(name, capabilities=None):
+    """An extension whose tool "wait" waits until cancelled; (ext, started, the contexts it got)."""
+    ext = Extension(name, capabilities=capabilities)
+    started = threading.Event()
+    contexts = []
+
+    @ext.tool("wait")
+    async def wait(args, ctx):
+        contexts.append(ctx)
+        started.set()
+        await asyncio.Event().wait()  # until cancelled
+
+    return ext, started, contexts
+
+
 class CancelTest(unittest.TestCase):
     def test_cancel_cancels_an_async_handler_and_nothing_is_answered(self):
-        ext = Extension("c")
-        started = threading.Event()
-        contexts = []
-
-        @ext.tool("wait")
-        async def wait(args, ctx):
-            contexts.append(ctx)
-            started.set()
-            await asyncio.Event().wait()  # until cancelled
+        ext, started, contexts = waiting("c")
 
         @ext.tool("ping")
         def ping(args, ctx):
@@ -89,16 +96,7 @@ class CancelTest(unittest.TestCase):
 
     def test_zots_tool_cancel_reaches_the_handler_when_declared_or_cancel_negotiated(self):
         for capabilities, grant in ((["tools", "tool_cancel"], None), (None, ALL)):
-            ext = Extension("z", capabilities=capabilities)
-            started = threading.Event()
-            contexts = []
-
-            @ext.tool("wait")
-            async def wait(args, ctx):
-                contexts.append(ctx)
-                started.set()
-                await asyncio.Event().wait()  # until cancelled
-
+            ext, started, contexts = waiting("z", capabilities)
             with TestHost(ext, capabilities=grant) as h:
                 request = h.start_tool("wait")
                 self.assertTrue(started.wait(2))

@@ -62,6 +62,9 @@ class InProcess(Replay):
     def write(self, data):
         self.host.send_raw(data)
 
+    def close(self):
+        self.host.close()
+
     def next_frame(self, what):
         h = self.host
         h._wait(lambda: len(h.frames) > self.cursor, what, DEADLINE)
@@ -104,9 +107,9 @@ class Subprocess(Replay):
                 rest.append(frame)
             return code, rest
         finally:
-            self.kill()
+            self.close()
 
-    def kill(self):
+    def close(self):
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -123,30 +126,28 @@ class TranscriptTest(unittest.TestCase):
         for _, steps in RUNS:
             self.assertEqual([s[1:] for s in steps[-2:]], [("send", '{"type":"shutdown"}'), ("expect", {"type": "shutdown_ack"})])
 
-    def test_in_process(self):
+    def replay_each_run(self, start, finish):
+        """Plays every run on a fresh `start()`, then `finish(replay)`; the replay is always closed."""
         for title, steps in RUNS:
             with self.subTest(title):
-                replay = InProcess()
+                replay = start()
                 try:
                     replay.play(self, steps)
-                    replay.host._wait(lambda: replay.host.exit_code is not None, "the end of the run", DEADLINE)
-                    self.assertEqual(replay.host.exit_code, 0)
-                    self.assertEqual(replay.host.frames[replay.cursor:], [], "frames no transcript line expects")
-                    complaints = [line for line in replay.host.stderr if not any(t in line for t in IGNORED)]
-                    self.assertEqual(complaints, [])
+                    finish(replay)
                 finally:
-                    replay.host.close()
+                    replay.close()
+
+    def test_in_process(self):
+        def finish(replay):
+            h = replay.host
+            h._wait(lambda: h.exit_code is not None, "the end of the run", DEADLINE)
+            self.assertEqual(h.exit_code, 0)
+            self.assertEqual(h.frames[replay.cursor:], [], "frames no transcript line expects")
+            self.assertEqual([line for line in h.stderr if not any(t in line for t in IGNORED)], [])
+        self.replay_each_run(InProcess, finish)
 
     def test_as_a_subprocess(self):
-        for title, steps in RUNS:
-            with self.subTest(title):
-                replay = Subprocess()
-                try:
-                    replay.play(self, steps)
-                    self.assertEqual(replay.finish(), (0, []))
-                finally:
-                    replay.kill()
-
+        self.replay_each_run(Subprocess, lambda replay: self.assertEqual(replay.finish(), (0, [])))
 
 if __name__ == "__main__":
     unittest.main()

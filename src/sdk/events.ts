@@ -235,6 +235,14 @@ function withArgsRaw<T extends object>(payload: T, f: Fields): T & { argsRaw?: s
   return f.tool_args_raw === undefined ? payload : { ...payload, argsRaw: f.tool_args_raw as string };
 }
 
+const compaction = (f: Fields) => ({
+  compactionId: f.compaction_id as string,
+  messageCount: f.message_count as number,
+  tokenEstimate: f.token_estimate as number,
+});
+const subagent = (f: Fields) => ({ agentId: f.agent_id as string, agentRunId: f.agent_run_id as string, name: f.name as string });
+const outcome = (f: Fields) => ({ status: f.status as string, error: f.error as string });
+
 /**
  * The handler payload for an event frame, already validated by its schema (host-frames.ts, which
  * also filled the zero values); `raw` is the whole line.
@@ -297,28 +305,17 @@ export function eventPayload(frame: { event: string }, raw: JsonObject): KnownPa
       };
       break;
     case 'pre_compact':
-    case 'post_compact': {
-      const compaction = {
-        compactionId: f.compaction_id as string,
-        messageCount: f.message_count as number,
-        tokenEstimate: f.token_estimate as number,
-        ...common,
-      };
-      payload =
-        f.event === 'pre_compact'
-          ? { event: f.event, ...compaction }
-          : { event: f.event, ...compaction, status: f.status as string, error: f.error as string };
+      payload = { event: f.event, ...compaction(f), ...common };
       break;
-    }
+    case 'post_compact':
+      payload = { event: f.event, ...compaction(f), ...outcome(f), ...common };
+      break;
     case 'subagent_start':
-    case 'subagent_stop': {
-      const agent = { agentId: f.agent_id as string, agentRunId: f.agent_run_id as string, name: f.name as string, ...common };
-      payload =
-        f.event === 'subagent_start'
-          ? { event: f.event, ...agent }
-          : { event: f.event, ...agent, status: f.status as string, error: f.error as string };
+      payload = { event: f.event, ...subagent(f), ...common };
       break;
-    }
+    case 'subagent_stop':
+      payload = { event: f.event, ...subagent(f), ...outcome(f), ...common };
+      break;
   }
   return payload === undefined ? { event: f.event, raw } : ({ ...payload, raw } as KnownPayload);
 }

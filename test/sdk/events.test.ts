@@ -4,14 +4,17 @@ import { useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 
+/** A handler that pushes each payload without its `raw` onto `seen`. */
+const recorder = (seen: unknown[]) => (event: { raw: unknown }) => {
+  const { raw: _raw, ...rest } = event;
+  seen.push(rest);
+};
+
 describe('events', () => {
   it('subscribes to what has handlers and delivers typed, camelCase payloads', async () => {
     const ext = defineExtension({ name: 'observer' });
     const seen: unknown[] = [];
-    const record = (event: { raw: unknown }) => {
-      const { raw: _raw, ...rest } = event;
-      seen.push(rest);
-    };
+    const record = recorder(seen);
     ext.on('session_start', record);
     ext.on('turn_start', (e) => record(e));
     ext.on('turn_end', record);
@@ -91,10 +94,7 @@ describe('events', () => {
   it("types the events zot added, with its lifecycle fields; a field left out is its zero value", async () => {
     const ext = defineExtension({ name: 'upstream' });
     const seen: unknown[] = [];
-    const record = (event: { raw: unknown }) => {
-      const { raw: _raw, ...rest } = event;
-      seen.push(rest);
-    };
+    const record = recorder(seen);
     for (const name of ['session_end', 'user_prompt_submit', 'tool_result', 'permission_decision', 'pre_compact', 'post_compact', 'subagent_start', 'subagent_stop'] as const) {
       ext.on(name, record);
     }
