@@ -65,12 +65,14 @@ class Session:
         #: What the host granted in hello_ack.capabilities (cancel, progress, trace).
         self.negotiated: "frozenset[str]" = frozenset()
         self.requests = PendingRequests()
-        self._hello = ext._hello_frame()
+        #: The hello sent (its capabilities say whether zot's "tool_cancel" was declared).
+        self._hello: Dict[str, Any] = {}
         self._posted_progress = 0
 
     # ------------------------------------------------------------------ input
 
     def start(self) -> None:
+        self._hello = self.ext._hello_frame()
         self.send(self._hello)
 
     def feed(self, chunk: bytes) -> None:
