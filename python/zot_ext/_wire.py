@@ -18,11 +18,6 @@ PANEL_KEYS = (
 EVENT_NAMES = (
     "session_start", "turn_start", "turn_end", "tool_call", "tool_confirmation_requested", "assistant_message",
 )
-#: The events zot's Manager emits since 2026-08 besides the spec's, observe-only.
-UPSTREAM_EVENT_NAMES = (
-    "session_end", "user_prompt_submit", "tool_result", "permission_decision",
-    "pre_compact", "post_compact", "subagent_start", "subagent_stop",
-)
 #: The events an extension may intercept, and how many values its handler gets before its optional ctx.
 INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}
 INTERCEPT_NAMES = tuple(INTERCEPT_ARITY)
@@ -200,6 +195,7 @@ _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
         "tool_call": {**_TOOL, **_TOOL_ARGS},
         "tool_confirmation_requested": {**_TOOL, "tool_preview": _string},
         "assistant_message": {"text": _string},
+        # The events zot's Manager added after 2026-08 (observe-only).
         "session_end": {"reason": _string},
         "user_prompt_submit": {"text": _string, "queued": _bool, "image_count": _number},
         "tool_result": {**_TOOL, **_TOOL_ARGS, "status": _string, "executed": _bool, "result": _object},
