@@ -22,6 +22,13 @@ async def hang(args, ctx):
     await asyncio.Event().wait()
 
 
+@ext.command("block")
+def block(args, ctx):
+    # A plain handler that blocks the loop until the test writes a byte to the fd named in `args`.
+    os.read(int(args), 1)
+    return display("unblocked")
+
+
 @ext.command("thread")
 async def thread(args, ctx):
     await asyncio.to_thread(time.sleep, 60)

@@ -1,6 +1,7 @@
 """Bad input from the host, and handlers that hang: answered, logged, never fatal."""
 import asyncio
 import json
+import sys
 import unittest
 
 from zot_ext import Extension, display, text_result
@@ -46,22 +47,46 @@ class BadInputTest(unittest.TestCase):
     def test_garbage_lines_are_logged_and_skipped(self):
         h = self.h
         h.send_raw(b"this is not json\n[1,2,3]\n42\n{\"type\":\"mystery\"}\n\r\n\n   \n\xff\xfe\n")
-        h.send_raw(b'{"type":"event","event":"turn_start"}\n{"type":"panel_key","panel_id":"p","key":13}\n')
+        h.send_raw(b'{"type":"event","event":"turn_start","step":"one"}\n{"type":"panel_key","panel_id":"p","key":13}\n')
         self.assertEqual(h.command("/show still works"), {"action": "display", "display": "still works"})
         log = "\n".join(h.stderr)
-        for expected in ["not JSON", "not a JSON object: [1,2,3]", "not a JSON object: 42", 'unknown frame type "mystery"', "invalid event frame (step: missing", "invalid panel_key frame"]:
+        for expected in ["not JSON", "not a JSON object: [1,2,3]", "not a JSON object: 42", 'unknown frame type "mystery"', "invalid event frame (step: expected number", "invalid panel_key frame"]:
             self.assertIn(expected, log)
 
     def test_malformed_requests_with_an_id_are_still_answered(self):
         h = self.h
-        h.send_raw(b'{"type":"command_invoked","id":"c1","name":"show"}\n')
-        self.assertEqual(self.answers("c1"), {"type": "command_response", "id": "c1", "action": "noop", "error": "invalid command_invoked frame (args: missing, expected string)"})
+        h.send_raw(b'{"type":"command_invoked","id":"c1","name":"show","args":["a"]}\n')
+        self.assertEqual(self.answers("c1"), {"type": "command_response", "id": "c1", "action": "noop", "error": 'invalid command_invoked frame (args: expected string, got ["a"])'})
+        h.send_raw(b'{"type":"command_invoked","id":"c2","args":"a"}\n')
+        self.assertEqual(self.answers("c2")["error"], "invalid command_invoked frame (name: missing, expected string)")
         h.send_raw(b'{"type":"tool_call","id":"t1","name":"echo","args":"x"}\n')
         answer = self.answers("t1")
         self.assertTrue(answer["is_error"])
         self.assertIn("invalid tool_call frame (args: expected object", answer["content"][0]["text"])
         h.send_raw(b'{"type":"event_intercept","id":"i1","event":"tool_call"}\n')
         self.assertEqual(self.answers("i1"), {"type": "event_intercept_response", "id": "i1"})
+
+    def test_args_python_cannot_build_are_answered_with_an_error(self):
+        # Valid JSON that json.loads refuses: nesting past the recursion limit, an int over the digit limit.
+        h = self.h
+        deep = "[" * 100000 + "]" * 100000
+        h.send_raw(('{"type":"tool_call","id":"deep","name":"echo","args":{"a":' + deep + '}}\n').encode())
+        answer = self.answers("deep")
+        self.assertTrue(answer["is_error"])
+        self.assertEqual(answer["content"][0]["text"], "invalid tool_call frame (its JSON cannot be read: nested too deeply)")
+        h.send_raw(('{"type":"tool_call","id":"big","name":"echo","args":{"n":' + "9" * 5000 + '}}\n').encode())
+        answer = self.answers("big")
+        if hasattr(sys, "get_int_max_str_digits"):  # the limit came with 3.11 and 3.9.14 / 3.10.7
+            self.assertTrue(answer["is_error"])
+            self.assertIn("invalid tool_call frame (its JSON cannot be read: Exceeds the limit (4300", answer["content"][0]["text"])
+        else:
+            self.assertEqual(answer["content"][0]["text"], '{"n": ' + "9" * 5000 + "}")
+        # An interceptor's request is allowed, as for any malformed one; an event is dropped.
+        h.send_raw(('{"type":"event_intercept","id":"i-deep","event":"tool_call","tool_args":' + deep + '}\n').encode())
+        self.assertEqual(self.answers("i-deep"), {"type": "event_intercept_response", "id": "i-deep"})
+        h.send_raw(('{"type":"event","event":"turn_start","step":' + deep + '}\n').encode())
+        self.assertEqual(h.command("/show still works"), {"action": "display", "display": "still works"})
+        self.assertTrue(any("not JSON (nested too deeply)" in line for line in h.stderr))
 
     def test_crlf_lines_and_unicode_separators_inside_strings(self):
         h = self.h

@@ -32,6 +32,33 @@ class EventTest(unittest.TestCase):
             self.assertEqual(h.frames[1], {"type": "subscribe", "events": ["turn_start", "custom_thing", "turn_end"], "intercept": []})
 
 
+class UpstreamEventTest(unittest.TestCase):
+    def test_the_events_zot_added_get_every_field_absent_ones_as_zero_values(self):
+        ext = Extension("ev")
+        seen = []
+        for name in ("session_end", "user_prompt_submit", "tool_result", "permission_decision", "post_compact", "subagent_stop"):
+            ext.on_event(name)(seen.append)
+        with TestHost(ext) as h:
+            h.emit("session_end", session_id="s", cwd="/p", sequence=4, reason="cwd_change")
+            h.emit("user_prompt_submit", session_id=None, image_count=2)
+            h.emit("tool_result", tool_id="t", tool_name="bash", tool_args_raw="{", status="blocked", executed=True, result={"content": [], "is_error": True})
+            h.emit("permission_decision", tool_id="t", tool_name="bash", decision="denied", source="yolo", stage="pre_execution", origin_extension="x")
+            h.emit("post_compact", compaction_id="c", message_count=2, token_estimate=0, status="failed")
+            h.emit("subagent_stop", agent_id="a", agent_run_id="r", name="a", status="completed")
+            h.emit("session_end", sequence="four")  # a wrong type: logged, not handed over
+            self.assertEqual(seen, [
+                {"event": "session_end", "session_id": "s", "cwd": "/p", "sequence": 4, "reason": "cwd_change"},
+                {"event": "user_prompt_submit", "image_count": 2, "text": "", "queued": False},
+                {"event": "tool_result", "tool_id": "t", "tool_name": "bash", "tool_args_raw": "{", "status": "blocked", "executed": True,
+                 "result": {"content": [], "is_error": True, "truncated": False}, "tool_args": {}},
+                {"event": "permission_decision", "tool_id": "t", "tool_name": "bash", "decision": "denied", "source": "yolo",
+                 "stage": "pre_execution", "origin_extension": "x", "reason": ""},
+                {"event": "post_compact", "compaction_id": "c", "message_count": 2, "token_estimate": 0, "status": "failed", "error": ""},
+                {"event": "subagent_stop", "agent_id": "a", "agent_run_id": "r", "name": "a", "status": "completed", "error": ""},
+            ])
+            self.assertTrue(any("invalid event frame (sequence: expected number" in line for line in h.stderr))
+
+
 class InterceptTest(unittest.TestCase):
     def setUp(self):
         ext = Extension("guard")

@@ -6,6 +6,8 @@ import unittest
 from zot_ext import Decision, Extension, display, text_result
 from zot_ext.testing import TestHost
 
+from .test_bounds_and_kit import Gate
+
 ALL = ["cancel", "progress", "trace"]
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
@@ -53,17 +55,24 @@ class CapabilitiesTest(unittest.TestCase):
         ])
 
 
+def waiting(name, capabilities=None):
+    """An extension whose tool "wait" waits until cancelled; (ext, started, the contexts it got)."""
+    ext = Extension(name, capabilities=capabilities)
+    started = threading.Event()
+    contexts = []
+
+    @ext.tool("wait")
+    async def wait(args, ctx):
+        contexts.append(ctx)
+        started.set()
+        await asyncio.Event().wait()  # until cancelled
+
+    return ext, started, contexts
+
+
 class CancelTest(unittest.TestCase):
     def test_cancel_cancels_an_async_handler_and_nothing_is_answered(self):
-        ext = Extension("c")
-        started = threading.Event()
-        contexts = []
-
-        @ext.tool("wait")
-        async def wait(args, ctx):
-            contexts.append(ctx)
-            started.set()
-            await asyncio.Event().wait()  # until cancelled
+        ext, started, contexts = waiting("c")
 
         @ext.tool("ping")
         def ping(args, ctx):
@@ -83,6 +92,37 @@ class CancelTest(unittest.TestCase):
             h.cancel(request)
             h.cancel("nope")
             self.assertEqual(h.call_tool("ping")["content"][0]["text"], "pong")
+            self.assertFalse(any("nope" in line for line in h.stderr))
+
+    def test_zots_tool_cancel_reaches_the_handler_when_declared_or_cancel_negotiated(self):
+        for capabilities, grant in ((["tools", "tool_cancel"], None), (None, ALL)):
+            ext, started, contexts = waiting("z", capabilities)
+            with TestHost(ext, capabilities=grant) as h:
+                request = h.start_tool("wait")
+                self.assertTrue(started.wait(2))
+                h.send({"type": "tool_cancel", "id": request})
+                h.wait_for_log(f"request {request} stopped after the host cancelled it (aborted)")
+                self.assertEqual(contexts[0].cancel_reason, "aborted")
+                self.assertEqual([f for f in h.frames if f.get("id") == request], [])
+
+    def test_zots_tool_cancel_is_ignored_otherwise_and_for_unknown_or_malformed_ids(self):
+        ext = Extension("z")
+        release = Gate()
+
+        @ext.tool("wait")
+        async def wait(args, ctx):
+            await release.wait()
+            return "cancelled" if ctx.cancelled.is_set() else "finished"
+
+        with TestHost(ext) as h:
+            self.assertNotIn("tool_cancel", h.hello["capabilities"])
+            request = h.start_tool("wait")
+            h.send({"type": "tool_cancel", "id": request})
+            h.send({"type": "tool_cancel", "id": "nope"})
+            h.send({"type": "tool_cancel"})
+            release.open(h)
+            self.assertEqual(h.answer(request)["content"][0]["text"], "finished")
+            self.assertTrue(any("invalid tool_cancel frame (id: missing" in line for line in h.stderr))
             self.assertFalse(any("nope" in line for line in h.stderr))
 
     def test_a_worker_thread_sees_ctx_cancelled_and_the_late_answer_is_not_sent(self):

@@ -91,19 +91,52 @@ class DecodeTest(unittest.TestCase):
     def test_deeply_nested_json_is_bad_input(self):
         self.assertIn("not JSON", self.bad("[" * 100000).message)
 
+    def test_a_request_python_cannot_build_still_names_its_id(self):
+        deep = "[" * 100000 + "]" * 100000
+        bad = self.bad(' { "args" : {"a":' + deep + ', "s":"}]\\"{,"}, "type":"tool_call" , "id":"8" } ')
+        self.assertEqual((bad.request, bad.message), (("tool_call", "8"), "invalid tool_call frame (its JSON cannot be read: nested too deeply)"))
+        # Only a whole object with a string id of a request: anything else stays plain bad input.
+        for line in [
+            '{"type":"tool_call","id":"8","args":' + "[" * 100000,
+            '{"type":"tool_call","id":8,"args":' + deep + "}",
+            '{"type":"event","id":"8","args":' + deep + "}",
+            '{"type":"tool_call","id":"8","args":' + deep + "} x",
+            '{"type":"tool_call","id":"8","args":' + deep + "]}",
+        ]:
+            bad = self.bad(line)
+            self.assertEqual(bad.request, None, line[-20:])
+            self.assertIn("not JSON (nested too deeply)", bad.message)
+
     def test_a_malformed_request_names_what_to_answer(self):
         bad = self.bad('{"type":"tool_call","id":"7","name":"echo","args":[1]}')
         self.assertEqual(bad.request, ("tool_call", "7"))
         self.assertIn("args: expected object", bad.message)
-        bad = self.bad('{"type":"command_invoked","id":"8","name":"x"}')
+        bad = self.bad('{"type":"command_invoked","id":"8","name":"x","args":1}')
         self.assertEqual(bad.request, ("command_invoked", "8"))
-        self.assertIn("args: missing", bad.message)
-        bad = self.bad('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":"bash"}')
+        self.assertIn("args: expected string", bad.message)
+        bad = self.bad('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":7}')
         self.assertEqual(bad.request, ("event_intercept", "9"))
         self.assertEqual(self.bad('{"type":"tool_call","id":5,"name":"x","args":{}}').request, None)
 
+    def test_an_absent_or_null_field_reads_as_its_zero_value_as_zot_omits_it(self):
+        # zot's Manager leaves out a field holding its Go zero value (omitempty) and writes null for nil.
+        self.assertEqual(decode_host_frame('{"type":"command_invoked","id":"1","name":"x"}')["args"], "")
+        self.assertEqual(decode_host_frame('{"type":"tool_call","id":"2","name":"x","args":null}')["args"], {})
+        self.assertEqual(decode_host_frame('{"type":"event","event":"turn_end"}')["stop"], "")
+        self.assertEqual(decode_host_frame('{"type":"event","event":"turn_start"}')["step"], 0)
+        event = decode_host_frame('{"type":"event","event":"tool_call","tool_id":"t","tool_name":"bash","tool_args_raw":"{"}')
+        self.assertEqual((event["tool_args"], event["tool_args_raw"]), ({}, "{"))
+        intercept = decode_host_frame('{"type":"event_intercept","id":"9","event":"tool_call","tool_name":"bash"}')
+        self.assertEqual((intercept["tool_id"], intercept["tool_args"]), ("", {}))
+        ack = decode_host_frame('{"type":"hello_ack","capabilities":["call_tool",7]}')
+        self.assertEqual((ack["protocol_version"], ack["zot_version"], ack["data_dir"]), (1, "", ""))
+        self.assertNotIn("text", decode_host_frame('{"type":"panel_key","panel_id":"p","key":"down"}'))
+        # What routes a frame stays required.
+        self.assertIn("id: missing", self.bad('{"type":"tool_call","name":"x","args":{}}').message)
+        self.assertIn("panel_id: missing", self.bad('{"type":"panel_key","key":"down"}').message)
+
     def test_checks_events_intercepts_and_panel_keys(self):
-        self.assertIn("step", self.bad('{"type":"event","event":"turn_start"}').message)
+        self.assertIn("step", self.bad('{"type":"event","event":"turn_start","step":"1"}').message)
         self.assertIn("event: expected one of", self.bad('{"type":"event_intercept","id":"1","event":"nope"}').message)
         self.assertIn("key: expected string", self.bad('{"type":"panel_key","panel_id":"p","key":1}').message)
         # A name outside the spec's list is forwarded by the host as it is: the extension gets it too.

@@ -67,7 +67,8 @@ class Extension:
 
     def __init__(self, name: str, version: Optional[str] = None, capabilities: Optional[Sequence[str]] = None) -> None:
         """`name` must match extension.json. `capabilities` @default derived at run() from the
-        registrations; "cancel", "progress" and "trace" are appended either way."""
+        registrations; "cancel", "progress" and "trace" are appended either way. Add "tool_cancel" to
+        get zot's own tool_cancel frame, handled as "cancel" (not declared by default)."""
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("Extension(): the name must be a non-empty str")
         if version is not None and not isinstance(version, str):

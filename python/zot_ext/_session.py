@@ -65,12 +65,15 @@ class Session:
         #: What the host granted in hello_ack.capabilities (cancel, progress, trace).
         self.negotiated: "frozenset[str]" = frozenset()
         self.requests = PendingRequests()
+        #: The hello sent (its capabilities say whether zot's "tool_cancel" was declared).
+        self._hello: Dict[str, Any] = {}
         self._posted_progress = 0
 
     # ------------------------------------------------------------------ input
 
     def start(self) -> None:
-        self.send(self.ext._hello_frame())
+        self._hello = self.ext._hello_frame()
+        self.send(self._hello)
 
     def feed(self, chunk: bytes) -> None:
         self._splitter.push(chunk)
@@ -289,6 +292,11 @@ class Session:
                 self.requests.cancel(frame["id"], frame.get("reason") if isinstance(frame.get("reason"), str) else "aborted")
             else:
                 self.log('ignored a cancel frame: "cancel" was not negotiated')
+        elif kind == "tool_cancel":
+            # zot's cancel, for an extension that declared "tool_cancel" in hello. zot gives no reason;
+            # unknown or finished ids are ignored.
+            if "cancel" in self.negotiated or "tool_cancel" in (self._hello.get("capabilities") or ()):
+                self.requests.cancel(frame["id"], "aborted")
         elif kind == "event":
             self._run_event(frame)
         elif kind == "panel_key":

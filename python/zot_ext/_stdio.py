@@ -11,6 +11,33 @@ if TYPE_CHECKING:
     from ._extension import Extension
 
 _READ_CHUNK = 64 * 1024
+#: Input read from stdin but not yet handled by the loop, in bytes, past which the reader stops
+#: reading: while a handler blocks the loop, the host's writes then block on the pipe (its own
+#: outbound bound and stuck detection apply) instead of this process buffering without bound.
+MAX_UNHANDLED_INPUT = 1024 * 1024
+
+
+class _Inflow:
+    """Bytes handed to the loop and not handled yet; the reader thread waits for room."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._queued = 0
+        self._cond = threading.Condition()
+
+    def wait_for_room(self) -> None:
+        with self._cond:
+            while self._queued >= self._limit:
+                self._cond.wait()
+
+    def add(self, size: int) -> None:
+        with self._cond:
+            self._queued += size
+
+    def handled(self, size: int) -> None:
+        with self._cond:
+            self._queued -= size
+            self._cond.notify()
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -43,25 +70,32 @@ def run_stdio(ext: "Extension") -> int:
     asyncio.set_event_loop(loop)
     session = ext._attach(lambda data: _write_all(frames_fd, data), log, loop)
 
-    def post(chunk: bytes) -> None:
-        try:
-            loop.call_soon_threadsafe(session.feed if chunk else _eof, chunk)
-        except RuntimeError:  # the loop is closed: the run is over
-            pass
+    inflow = _Inflow(MAX_UNHANDLED_INPUT)
 
-    def _eof(_: bytes) -> None:
-        session.end_of_input()
+    def feed(chunk: bytes) -> None:
+        try:
+            if chunk:
+                session.feed(chunk)
+            else:
+                session.end_of_input()
+        finally:
+            inflow.handled(len(chunk))
 
     def read_stdin() -> None:
         # os.read on the raw fd: no buffered-reader lock held at interpreter exit.
         while True:
+            inflow.wait_for_room()
             try:
                 chunk = os.read(0, _READ_CHUNK)
             except InterruptedError:
                 continue
             except OSError:
                 chunk = b""
-            post(chunk)
+            inflow.add(len(chunk))
+            try:
+                loop.call_soon_threadsafe(feed, chunk)
+            except RuntimeError:  # the loop is closed: the run is over
+                return
             if not chunk:
                 return
 

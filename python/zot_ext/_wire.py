@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import re
+from json.decoder import scanstring
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 #: Largest frame, in bytes without the LF (and one CR): the host's cap, the spec's 4 MiB.
@@ -130,10 +132,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_STR = (str,)
-_OBJ = (dict,)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -143,39 +141,75 @@ def _is_int(value: Any) -> bool:
     return _is_number(value) and float(value).is_integer()
 
 
-# Required fields per frame (or per event of an event_intercept): name -> (check, expected).
-_Check = Tuple[Callable[[Any], bool], str]
-_string: _Check = (lambda v: isinstance(v, str), "string")
-_object: _Check = (lambda v: isinstance(v, dict), "object")
-_number: _Check = (_is_number, "number")
-_integer: _Check = (_is_int, "integer")
-_panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string")
+# The fields checked per frame (or per event of an event_intercept): name -> (check, expected, zero).
+# The SDK reads frames as zot's own Manager writes them: zot leaves out a field that holds its Go zero
+# value (`omitempty`: command_invoked without "args" when the user typed none) and writes null for a
+# nil slice or map. So a field with a `zero` reads as that value when absent or null (it is filled
+# into the frame); only the fields that route a frame (zero None) are required. Wrong types are refused.
+_Check = Tuple[Callable[[Any], bool], str, Any]
+_REQUIRED = None
+#: Checked when present, left absent when not (a null is removed).
+_OPTIONAL = object()
+_id: _Check = (lambda v: isinstance(v, str), "string", _REQUIRED)
+_string: _Check = (lambda v: isinstance(v, str), "string", "")
+_object: _Check = (lambda v: isinstance(v, dict), "object", dict)
+_number: _Check = (_is_number, "number", 0)
+_bool: _Check = (lambda v: isinstance(v, bool), "boolean", False)
+_array: _Check = (lambda v: isinstance(v, list), "array", list)
+_maybe_string: _Check = (lambda v: isinstance(v, str), "string", _OPTIONAL)
+_maybe_number: _Check = (_is_number, "number", _OPTIONAL)
+_panel_id: _Check = (lambda v: isinstance(v, str) and v != "", "non-empty string", _REQUIRED)
+#: zot has only ever sent protocol_version 1.
+_version: _Check = (_is_int, "integer", 1)
 
 _FIELDS: Dict[str, Dict[str, _Check]] = {
+    # hello_ack.capabilities is read by _requests.negotiated: names it does not know are ignored.
     "hello_ack": {
-        "protocol_version": _integer, "zot_version": _string, "provider": _string, "model": _string,
+        "protocol_version": _version, "zot_version": _string, "provider": _string, "model": _string,
         "cwd": _string, "extension_dir": _string, "data_dir": _string,
     },
-    "command_invoked": {"id": _string, "name": _string, "args": _string},
-    "tool_call": {"id": _string, "name": _string, "args": _object},
-    "event": {"event": _string},
-    "event_intercept": {"id": _string, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES))},
-    "panel_key": {"panel_id": _string, "key": _string},
+    "command_invoked": {"id": _id, "name": _id, "args": _string},
+    "tool_call": {"id": _id, "name": _id, "args": _object},
+    "event": {"event": _id},
+    "event_intercept": {"id": _id, "event": (lambda v: v in INTERCEPT_NAMES, "one of " + ", ".join(INTERCEPT_NAMES), _REQUIRED)},
+    "panel_key": {"panel_id": _id, "key": _id},
     "panel_close": {"panel_id": _panel_id},
     "shutdown": {},
     # capability "cancel": the host gave up on request `id`
-    "cancel": {"id": _string},
+    "cancel": {"id": _id},
+    # zot's cancel, sent to an extension that declared "tool_cancel" in hello: handled as "cancel"
+    "tool_cancel": {"id": _id},
 }
+#: zot's fields on every event since 2026-08 (present only when sent), and those of a tool event.
+_LIFECYCLE = {"session_id": _maybe_string, "cwd": _maybe_string, "sequence": _maybe_number}
+_TOOL = {"tool_id": _string, "tool_name": _string, "origin_extension": _maybe_string}
+_TOOL_ARGS = {"tool_args": _object, "tool_args_raw": _maybe_string}
+_COMPACTION = {"compaction_id": _string, "message_count": _number, "token_estimate": _number}
+_SUBAGENT = {"agent_id": _string, "agent_run_id": _string, "name": _string}
+_OUTCOME = {"status": _string, "error": _string}
 _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
-    "session_start": {},
-    "turn_start": {"step": _number},
-    "turn_end": {"stop": _string},
-    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
-    "tool_confirmation_requested": {"tool_id": _string, "tool_name": _string, "tool_preview": _string},
-    "assistant_message": {"text": _string},
+    name: {**_LIFECYCLE, **fields} for name, fields in {
+        "session_start": {},
+        "turn_start": {"step": _number},
+        "turn_end": {"stop": _string},
+        "tool_call": {**_TOOL, **_TOOL_ARGS},
+        "tool_confirmation_requested": {**_TOOL, "tool_preview": _string},
+        "assistant_message": {"text": _string},
+        # The events zot's Manager added after 2026-08 (observe-only).
+        "session_end": {"reason": _string},
+        "user_prompt_submit": {"text": _string, "queued": _bool, "image_count": _number},
+        "tool_result": {**_TOOL, **_TOOL_ARGS, "status": _string, "executed": _bool, "result": _object},
+        "permission_decision": {**_TOOL, "decision": _string, "source": _string, "stage": _string, "reason": _string},
+        "pre_compact": _COMPACTION,
+        "post_compact": {**_COMPACTION, **_OUTCOME},
+        "subagent_start": _SUBAGENT,
+        "subagent_stop": {**_SUBAGENT, **_OUTCOME},
+    }.items()
 }
+#: `result` of a tool_result event.
+_RESULT_FIELDS: Dict[str, _Check] = {"content": _array, "is_error": _bool, "truncated": _bool}
 _INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
-    "tool_call": {"tool_id": _string, "tool_name": _string, "tool_args": _object},
+    "tool_call": {**_TOOL, "tool_args": _object},
     "turn_start": {"step": _number},
     "assistant_message": {"text": _string},
     "before_agent_start": {
@@ -186,23 +220,102 @@ _INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
 
 
 def _problems(frame: Dict[str, Any], fields: Dict[str, _Check]) -> List[str]:
+    """What is wrong with `frame`; fills the zero value of an absent (or null) optional field."""
     found = []
-    for name, (check, expected) in fields.items():
-        if name not in frame:
-            found.append(f"{name}: missing, expected {expected}")
-        elif not check(frame[name]):
-            found.append(f"{name}: expected {expected}, got {json.dumps(frame[name])[:40]}")
+    for name, (check, expected, zero) in fields.items():
+        value = frame.get(name)
+        if value is None:
+            if zero is _OPTIONAL:
+                frame.pop(name, None)
+            elif zero is _REQUIRED:
+                found.append(f"{name}: missing, expected {expected}")
+            else:
+                frame[name] = zero() if callable(zero) else zero
+        elif not check(value):
+            found.append(f"{name}: expected {expected}, got {json.dumps(value)[:40]}")
     return found
+
+
+_STRUCTURE = re.compile(r'["\[\]{},]')
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_value(line: str, i: int) -> int:
+    """The index after the JSON value at `i`, found without building it (no recursion: brackets are
+    counted); scalars are not checked. Raises ValueError when the brackets do not balance."""
+    depth = 0
+    while True:
+        match = _STRUCTURE.search(line, i)
+        if match is None:
+            raise ValueError("unterminated value")
+        i, char = match.start(), match.group()
+        if char == '"':
+            i = scanstring(line, i + 1)[1]
+            if depth == 0:
+                return i
+            continue
+        if depth == 0 and char in ",}":
+            return i
+        if char == ",":
+            i += 1
+            continue
+        depth += 1 if char in "[{" else -1
+        if depth < 0:
+            raise ValueError("unbalanced")
+        i += 1
+        if depth == 0:
+            return i
+
+
+def _request_of(line: str) -> Optional[Tuple[str, str]]:
+    """(type, id) of a line that is one JSON object whose "type" is a request type and whose "id" is a
+    string, read without building its other values; None otherwise."""
+    top: Dict[str, str] = {}
+    try:
+        i = _BLANK.match(line, 0).end()  # type: ignore[union-attr]
+        if line[i] != "{":
+            return None
+        i = _BLANK.match(line, i + 1).end()  # type: ignore[union-attr]
+        while line[i] != "}":
+            if line[i] != '"':
+                return None
+            key, i = scanstring(line, i + 1)
+            i = _BLANK.match(line, i).end()  # type: ignore[union-attr]
+            if line[i] != ":":
+                return None
+            i = _BLANK.match(line, i + 1).end()  # type: ignore[union-attr]
+            if line[i] == '"':
+                text, i = scanstring(line, i + 1)
+                top[key] = text
+            else:
+                top.pop(key, None)
+                i = _skip_value(line, i)
+            i = _BLANK.match(line, i).end()  # type: ignore[union-attr]
+            if line[i] == ",":
+                i = _BLANK.match(line, i + 1).end()  # type: ignore[union-attr]
+            elif line[i] != "}":
+                return None
+        if line[i + 1:].strip(" \t\n\r"):
+            return None
+    except (ValueError, IndexError):
+        return None
+    kind, request_id = top.get("type"), top.get("id")
+    return (kind, request_id) if kind in REQUEST_TYPES and request_id is not None else None
 
 
 def decode_host_frame(line: str) -> Dict[str, Any]:
     """Parses one host line into its frame (every field kept, in order). Raises BadFrame."""
     try:
         value = json.loads(line, parse_constant=_reject_constant)
-    except ValueError as err:
-        raise BadFrame(f"not JSON ({err}): {preview(line)}") from None
-    except RecursionError:
-        raise BadFrame(f"not JSON (nested too deeply): {preview(line)}") from None
+    except (ValueError, RecursionError) as err:
+        # Python cannot build some valid JSON: nesting past its decoder's limit (995 levels on 3.9-3.11,
+        # 1,497 on 3.12, 9,998 on 3.13), an integer over its digit limit (4,300). A request is still
+        # answered when its type and id can be read.
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        request = _request_of(line)
+        if request is not None:
+            raise BadFrame(f"invalid {request[0]} frame (its JSON cannot be read: {why})", request) from None
+        raise BadFrame(f"not JSON ({why}): {preview(line)}") from None
     if not isinstance(value, dict):
         raise BadFrame(f"not a JSON object: {preview(line)}")
     kind = value.get("type")
@@ -211,6 +324,8 @@ def decode_host_frame(line: str) -> Dict[str, Any]:
     problems = _problems(value, _FIELDS[kind])
     if not problems and kind == "event":
         problems = _problems(value, _EVENT_FIELDS.get(value["event"], {}))
+        if not problems and value["event"] == "tool_result":
+            problems = [f"result.{p}" for p in _problems(value["result"], _RESULT_FIELDS)]
     if not problems and kind == "event_intercept":
         problems = _problems(value, _INTERCEPT_FIELDS[value["event"]])
     if not problems and kind == "panel_key" and value.get("text") is not None and not isinstance(value["text"], str):

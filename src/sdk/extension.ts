@@ -1,6 +1,7 @@
 /** `defineExtension`: the extension side of the zot protocol, as a typed builder. */
-import type { EventName, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
+import type { HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, Definitions, toolFrame, type CommandDef, type ToolDef } from './definitions.js';
+import type { KnownEventName } from './events.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 import { withProtocolExtensions } from './requests.js';
 import { panelRenderFrame, type PanelView } from './responses.js';
@@ -26,7 +27,8 @@ export interface ExtensionOptions {
   version?: string | undefined;
   /**
    * Sent in `hello`, followed by the protocol extensions the SDK always declares ("cancel",
-   * "progress", "trace": inert unless the host grants them in `hello_ack.capabilities`).
+   * "progress", "trace": inert unless the host grants them in `hello_ack.capabilities`). Add
+   * "tool_cancel" to get zot's own `tool_cancel` frame, handled as "cancel" (not declared by default).
    * @default derived at `run()` from what is registered by then:
    * "commands", "tools", "events", "intercept", "panels"
    */
@@ -170,10 +172,12 @@ export class Extension {
   }
 
   /**
-   * Observes a lifecycle event (subscribed automatically). Known events get typed payloads; any
-   * other name is passed through for hosts that emit their own events. Handlers run concurrently.
+   * Observes a lifecycle event (subscribed automatically). Known events (the spec's and those zot
+   * added: `session_end`, `user_prompt_submit`, `tool_result`, `permission_decision`, `pre_compact`,
+   * `post_compact`, `subagent_start`, `subagent_stop`) get typed payloads; any other name is passed
+   * through for hosts that emit their own events. Handlers run concurrently.
    */
-  on<E extends EventName | (string & {})>(event: E, handler: EventHandler<E>): this {
+  on<E extends KnownEventName | (string & {})>(event: E, handler: EventHandler<E>): this {
     this.defs.addEvent(event, handler as EventHandler<string>);
     this.announceSubscriptions();
     return this;

@@ -3,36 +3,152 @@ import { z } from 'zod';
 import { describeIssues } from '../protocol/codec.js';
 import { preview } from '../protocol/decode-line.js';
 import {
+  AssistantMessageEvent,
+  AssistantMessageIntercept,
+  BeforeAgentStartIntercept,
   CommandInvokedFrame,
-  EventFrame,
-  EventInterceptFrame,
+  CustomEvent,
   HelloAckFrame,
-  type JsonObject,
+  JsonObject,
   PanelCloseFrame,
   PanelKeyFrame,
+  SessionStartEvent,
   ShutdownFrame,
+  ToolCallEvent,
   ToolCallFrame,
+  ToolCallIntercept,
+  ToolConfirmationRequestedEvent,
+  TurnEndEvent,
+  TurnStartEvent,
+  TurnStartIntercept,
 } from '../protocol/frames.js';
 import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
+import { UPSTREAM_EVENT_NAMES, type UpstreamEventName } from './events.js';
 import type { HostInfo } from './types.js';
 
-/** `panel_key` with any key name: the host forwards a name outside the spec's list as it is. */
-const AnyPanelKeyFrame = PanelKeyFrame.extend({ key: z.string() });
+/*
+ * The SDK reads host frames as zot's own Manager writes them, not only as our host does: zot leaves
+ * out a field holding its Go zero value (`omitempty`: `command_invoked` without `args` when the user
+ * typed none, `panel_key` without `text`), writes `null` for a nil slice or map, sends capability
+ * names and fields this SDK does not know. A field that is absent or null therefore reads as its zero
+ * value; only what routes a frame (type, id, name, event, panel_id, key) is required. Wrong types
+ * are still refused.
+ */
+
+/** Absent or null reads as `zero` (Go's zero value: "", 0, {}). */
+const orZero = <T extends z.ZodType>(schema: T, zero: z.output<T>) =>
+  z.preprocess((value) => (value === undefined || value === null ? zero : value), schema) as unknown as T;
+const text = orZero(z.string(), '');
+const count = orZero(z.number(), 0);
+const args = orZero(JsonObject, {});
+
+/**
+ * `protocol_version` reads as 1 when absent (zot has only ever sent 1); `capabilities` is read from the
+ * raw frame (requests.ts `negotiated`), so a name this SDK does not know (zot sends "call_tool") is
+ * ignored instead of failing the ack.
+ */
+const LenientHelloAck = HelloAckFrame.omit({ capabilities: true }).extend({
+  protocol_version: orZero(z.number().int(), 1),
+  zot_version: text,
+  provider: text,
+  model: text,
+  cwd: text,
+  extension_dir: text,
+  data_dir: text,
+});
+
+const LenientCommandInvoked = CommandInvokedFrame.extend({ args: text });
+const LenientToolCall = ToolCallFrame.extend({ args });
+
+/** Absent or null reads as absent. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+const flag = orZero(z.boolean(), false);
+
+/** zot's fields on every event since 2026-08; present only when sent. */
+const lifecycle = { session_id: optional(z.string()), cwd: optional(z.string()), sequence: optional(z.number()) };
+/** The tool an event is about; `origin_extension` marks a call another extension started. */
+const tool = { tool_id: text, tool_name: text, origin_extension: optional(z.string()) };
+const toolArgs = { tool_args: args, tool_args_raw: optional(z.string()) };
+const ObservedResult = z.object({ content: orZero(z.array(JsonObject), []), is_error: flag, truncated: flag });
+const compaction = { compaction_id: text, message_count: count, token_estimate: count };
+const subagent = { agent_id: text, agent_run_id: text, name: text };
+const outcome = { status: text, error: text };
+
+const upstreamEvent = <N extends UpstreamEventName, S extends z.ZodRawShape>(event: N, shape: S) =>
+  z.object({ type: z.literal('event'), event: z.literal(event), ...lifecycle, ...shape });
+
+/** The events zot added after the spec snapshot. TODO(merge): move to protocol/frames.ts (EventFrame). */
+const UPSTREAM_EVENTS = [
+  upstreamEvent('session_end', { reason: text }),
+  upstreamEvent('user_prompt_submit', { text, queued: flag, image_count: count }),
+  upstreamEvent('tool_result', {
+    ...tool,
+    ...toolArgs,
+    status: text,
+    executed: flag,
+    result: orZero(ObservedResult, { content: [], is_error: false, truncated: false }),
+  }),
+  upstreamEvent('permission_decision', { ...tool, decision: text, source: text, stage: text, reason: text }),
+  upstreamEvent('pre_compact', compaction),
+  upstreamEvent('post_compact', { ...compaction, ...outcome }),
+  upstreamEvent('subagent_start', subagent),
+  upstreamEvent('subagent_stop', { ...subagent, ...outcome }),
+] as const;
+const UPSTREAM: ReadonlySet<string> = new Set(UPSTREAM_EVENT_NAMES);
+
+const LenientEvent = z.union([
+  SessionStartEvent.extend(lifecycle),
+  TurnStartEvent.extend({ ...lifecycle, step: count }),
+  TurnEndEvent.extend({ ...lifecycle, stop: text }),
+  ToolCallEvent.extend({ ...lifecycle, ...tool, ...toolArgs }),
+  ToolConfirmationRequestedEvent.extend({ ...lifecycle, ...tool, tool_preview: text }),
+  AssistantMessageEvent.extend({ ...lifecycle, text }),
+  ...UPSTREAM_EVENTS,
+  CustomEvent.refine((frame) => !UPSTREAM.has(frame.event), 'known events must match their schema'),
+]);
+
+const LenientEventIntercept = z.discriminatedUnion('event', [
+  ToolCallIntercept.extend({ ...tool, tool_args: args }),
+  TurnStartIntercept.extend({ step: count }),
+  AssistantMessageIntercept.extend({ text }),
+  BeforeAgentStartIntercept.extend({
+    session_id: text,
+    agent_run_id: text,
+    cwd: text,
+    provider: text,
+    model: text,
+    system_prompt: text,
+  }),
+]);
+
+/** `panel_key` with any key name (zot forwards `unknown`); `text` only comes with `rune`. */
+const AnyPanelKeyFrame = PanelKeyFrame.extend({
+  key: z.string(),
+  text: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
+});
 
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
+/**
+ * `tool_cancel` (zot's, sent to an extension that declared "tool_cancel" in `hello`): the host gave up
+ * on tool call `id`; handled as our `cancel`. TODO(merge): move to protocol/frames.ts and names.ts.
+ */
+const ToolCancelFrame = z.object({ type: z.literal('tool_cancel'), id: z.string() });
+
 const SCHEMAS = {
-  hello_ack: HelloAckFrame,
-  command_invoked: CommandInvokedFrame,
-  tool_call: ToolCallFrame,
-  event: EventFrame,
-  event_intercept: EventInterceptFrame,
+  hello_ack: LenientHelloAck,
+  command_invoked: LenientCommandInvoked,
+  tool_call: LenientToolCall,
+  event: LenientEvent,
+  event_intercept: LenientEventIntercept,
   panel_key: AnyPanelKeyFrame,
   panel_close: PanelCloseFrame,
   shutdown: ShutdownFrame,
   cancel: CancelFrame,
-} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number], z.ZodType>;
+  tool_cancel: ToolCancelFrame,
+} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number] | 'tool_cancel', z.ZodType>;
 
 type Schemas = typeof SCHEMAS;
 /** Any frame the host may send, as the SDK sees it. */
@@ -75,7 +191,7 @@ export function decodeHostFrame(line: string): DecodedHostFrame {
 }
 
 /** The handler-facing view of `hello_ack`; `raw` is the whole frame. */
-export function toHostInfo(frame: z.output<typeof HelloAckFrame>, raw: JsonObject): HostInfo {
+export function toHostInfo(frame: z.output<typeof LenientHelloAck>, raw: JsonObject): HostInfo {
   return {
     protocolVersion: frame.protocol_version,
     zotVersion: frame.zot_version,

@@ -17,6 +17,11 @@ export type { ToolContent, ToolResult, ToolReturn } from './results.js';
 export type {
   EventPayload,
   EventPayloads,
+  UpstreamEventPayloads,
+  UpstreamEventName,
+  KnownEventName,
+  EventBase,
+  ObservedResult,
   CustomEventPayload,
   InterceptInputs,
   InterceptDecisions,

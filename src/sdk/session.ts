@@ -65,7 +65,9 @@ export class Session {
   private readonly abort = new AbortController();
   /** What the host granted in hello_ack.capabilities (cancel, progress, trace). */
   private negotiated: Negotiated = NOTHING_NEGOTIATED;
-  private readonly requests = new PendingRequests(this.abort.signal, () => this.negotiated.cancel);
+  /** Declared "tool_cancel" in hello (zot's cancel, sent without negotiation): requests are tracked. */
+  private readonly toolCancel: boolean;
+  private readonly requests = new PendingRequests(this.abort.signal, () => this.negotiated.cancel || this.toolCancel);
   private readonly writer: FrameWriter;
   private readonly decoder: LineDecoder;
   private readonly panelQueue = new KeyedSerialQueue();
@@ -90,6 +92,7 @@ export class Session {
 
   constructor(private readonly options: SessionOptions) {
     this.pending = options.pending;
+    this.toolCancel = options.hello.capabilities?.includes('tool_cancel') === true;
     this.writer = new FrameWriter(options.output, options.write, (err) => {
       if (this.phase !== 'stopped') this.log(`output closed (${err.message}); stopping`);
       this.stop(0);
@@ -209,6 +212,10 @@ export class Session {
       case 'cancel':
         if (this.negotiated.cancel) this.requests.cancel(frame.id, frame.reason ?? 'aborted');
         else this.log('ignored a cancel frame: "cancel" was not negotiated');
+        return;
+      case 'tool_cancel':
+        // zot gives no reason (its context ended or its deadline passed); unknown or finished ids are ignored.
+        this.requests.cancel(frame.id, 'aborted');
         return;
       case 'event_intercept':
         void this.runInterceptor(frame, raw);

@@ -4,14 +4,17 @@ import { useFakeHosts } from './harness.js';
 
 const start = useFakeHosts();
 
+/** A handler that pushes each payload without its `raw` onto `seen`. */
+const recorder = (seen: unknown[]) => (event: { raw: unknown }) => {
+  const { raw: _raw, ...rest } = event;
+  seen.push(rest);
+};
+
 describe('events', () => {
   it('subscribes to what has handlers and delivers typed, camelCase payloads', async () => {
     const ext = defineExtension({ name: 'observer' });
     const seen: unknown[] = [];
-    const record = (event: { raw: unknown }) => {
-      const { raw: _raw, ...rest } = event;
-      seen.push(rest);
-    };
+    const record = recorder(seen);
     ext.on('session_start', record);
     ext.on('turn_start', (e) => record(e));
     ext.on('turn_end', record);
@@ -86,5 +89,47 @@ describe('events', () => {
     await host.waitForStderr('handler one broke');
     await host.command('probe');
     expect(calls).toEqual(['two']);
+  });
+
+  it("types the events zot added, with its lifecycle fields; a field left out is its zero value", async () => {
+    const ext = defineExtension({ name: 'upstream' });
+    const seen: unknown[] = [];
+    const record = recorder(seen);
+    for (const name of ['session_end', 'user_prompt_submit', 'tool_result', 'permission_decision', 'pre_compact', 'post_compact', 'subagent_start', 'subagent_stop'] as const) {
+      ext.on(name, record);
+    }
+    ext.on('turn_start', record);
+    ext.command('probe', () => undefined);
+    const host = start(ext);
+    await host.handshake();
+    const life = { session_id: 's', cwd: '/p', sequence: 9 };
+    const typed = { sessionId: 's', cwd: '/p', sequence: 9 };
+    host.send({ type: 'event', event: 'turn_start', step: 1, ...life, session_id: null });
+    host.send({ type: 'event', event: 'session_end', ...life });
+    host.send({ type: 'event', event: 'user_prompt_submit', ...life, queued: true, image_count: 1 });
+    host.send({ type: 'event', event: 'tool_result', tool_id: 't', tool_name: 'bash', tool_args_raw: '{', status: 'failed', executed: true, result: { content: [], is_error: true } });
+    host.send({ type: 'event', event: 'permission_decision', tool_id: 't', tool_name: 'bash', decision: 'denied', source: 'policy', stage: 'tool_execution', origin_extension: 'x' });
+    host.send({ type: 'event', event: 'pre_compact', compaction_id: 'c', message_count: 3, token_estimate: 0 });
+    host.send({ type: 'event', event: 'post_compact', compaction_id: 'c', message_count: 3, token_estimate: 0, status: 'completed' });
+    host.send({ type: 'event', event: 'subagent_start', agent_id: 'a', agent_run_id: 'r', name: 'a' });
+    host.send({ type: 'event', event: 'subagent_stop', agent_id: 'a', agent_run_id: 'r', name: 'a', status: 'failed', error: 'boom' });
+    // A wrong type is refused (logged), never handed over untyped.
+    host.send({ type: 'event', event: 'session_end', reason: 7 });
+    await host.command('probe');
+    expect(seen).toEqual([
+      { event: 'turn_start', step: 1, cwd: '/p', sequence: 9 },
+      { event: 'session_end', reason: '', ...typed },
+      { event: 'user_prompt_submit', text: '', queued: true, imageCount: 1, ...typed },
+      {
+        event: 'tool_result', toolId: 't', toolName: 'bash', args: {}, argsRaw: '{', status: 'failed', executed: true,
+        result: { content: [], isError: true, truncated: false },
+      },
+      { event: 'permission_decision', toolId: 't', toolName: 'bash', decision: 'denied', source: 'policy', stage: 'tool_execution', reason: '', originExtension: 'x' },
+      { event: 'pre_compact', compactionId: 'c', messageCount: 3, tokenEstimate: 0 },
+      { event: 'post_compact', compactionId: 'c', messageCount: 3, tokenEstimate: 0, status: 'completed', error: '' },
+      { event: 'subagent_start', agentId: 'a', agentRunId: 'r', name: 'a' },
+      { event: 'subagent_stop', agentId: 'a', agentRunId: 'r', name: 'a', status: 'failed', error: 'boom' },
+    ]);
+    await host.waitForStderr('invalid event frame');
   });
 });

@@ -174,6 +174,44 @@ describe('cancel', () => {
   });
 });
 
+describe("zot's tool_cancel", () => {
+  it('reaches the handler as a cancel does when "tool_cancel" was declared or "cancel" negotiated', async () => {
+    for (const [capabilities, ack] of [[['tools', 'tool_cancel'], {}], [undefined, ALL]] as const) {
+      const ext = defineExtension({ name: 'z', capabilities }).tool('wait', {}, async (_args, ctx) => {
+        const reason = (await aborted(ctx.signal)) as DOMException;
+        return `gave up: ${reason.name}`;
+      });
+      const host = start(ext);
+      await host.handshake(ack);
+      host.send({ type: 'tool_call', id: '7', name: 'wait', args: {} });
+      host.send({ type: 'tool_cancel', id: '7' });
+      expect(await host.answer('7')).toMatchObject({ content: [{ type: 'text', text: 'gave up: AbortError' }] });
+    }
+  });
+
+  it('is ignored otherwise, and for an unknown, finished or malformed id', async () => {
+    const release = gate();
+    const ext = defineExtension({ name: 'z' })
+      .tool('wait', {}, async (_args, ctx) => {
+        await release.promise;
+        return ctx.signal.aborted ? 'aborted' : 'finished';
+      })
+      .tool('ping', {}, () => 'pong');
+    const host = start(ext);
+    const { hello } = await host.handshake();
+    expect(hello.capabilities).not.toContain('tool_cancel');
+    host.send({ type: 'tool_call', id: 'w', name: 'wait', args: {} });
+    host.send({ type: 'tool_cancel', id: 'w' });
+    host.send({ type: 'tool_cancel', id: 'nope' });
+    host.send({ type: 'tool_cancel' });
+    expect(await host.callTool('ping', {})).toMatchObject({ content: [{ text: 'pong' }] });
+    release.open();
+    expect(await host.answer('w')).toMatchObject({ content: [{ type: 'text', text: 'finished' }] });
+    expect(host.stderr).toContain('invalid tool_cancel frame');
+    expect(host.stderr).not.toContain('nope');
+  });
+});
+
 describe('progress', () => {
   it('sends progress for the pending request only, validated, and nothing after the answer', async () => {
     let late: RequestContext | undefined;

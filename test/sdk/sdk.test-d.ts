@@ -7,6 +7,7 @@ import {
   display,
   type CommandResponse,
   type CustomEventPayload,
+  type UpstreamEventPayloads,
   type HostInfo,
   type JsonObject,
   type PanelKey,
@@ -62,6 +63,18 @@ describe('SDK types', () => {
     });
     ext.on('my_custom_event', (event) => {
       expectTypeOf(event).toEqualTypeOf<CustomEventPayload>();
+    });
+    // The events zot added, and its lifecycle fields on every event (absent when not sent).
+    ext.on('tool_result', (event) => {
+      expectTypeOf(event.result.isError).toEqualTypeOf<boolean>();
+      expectTypeOf(event.originExtension).toEqualTypeOf<string | undefined>();
+      expectTypeOf(event.sequence).toEqualTypeOf<number | undefined>();
+    });
+    ext.on('user_prompt_submit', (event) => {
+      expectTypeOf(event.imageCount).toEqualTypeOf<number>();
+    });
+    ext.on('session_end', (event) => {
+      expectTypeOf(event).toEqualTypeOf<UpstreamEventPayloads['session_end']>();
     });
   });
 
