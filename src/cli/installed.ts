@@ -1,5 +1,5 @@
 // Finds an installed extension by manifest name, for remove / enable / disable.
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MANIFEST_FILE, type DiscoveredExtension } from '../manifest/index.js';
 import { discoveryFor, realRoots, type CommandContext, type Scope } from './context.js';
@@ -8,6 +8,8 @@ import { CliError, CliErrorCode } from './errors.js';
 export interface Installed {
   name: string;
   scope: Scope;
+  /** The extensions root of the scope, as discovery names it (`<home>/extensions`, `<cwd>/.zot/extensions`). */
+  root: string;
   /** The entry in the scope's root: the directory, or a symlink to it. */
   entry: string;
   /** True when `entry` is a symlink (remove unlinks it and keeps the target). */
@@ -24,6 +26,7 @@ export interface Installed {
  * name). With `scope` undefined, a name installed in both scopes is refused as AMBIGUOUS.
  */
 export async function findInstalled(ctx: CommandContext, name: string, scope: Scope | undefined): Promise<Installed> {
+  refusePathLike(name);
   const discovery = discoveryFor(ctx);
   const [{ extensions }, roots] = await Promise.all([discovery.discover(), realRoots(discovery)]);
   const rootOf: Record<Scope, string> = { project: discovery.projectRoot, global: discovery.globalRoot };
@@ -33,7 +36,7 @@ export async function findInstalled(ctx: CommandContext, name: string, scope: Sc
     if (ext.name !== name || ext.source === 'explicit') continue;
     const s = ext.source;
     const entry = (await entryFor(rootOf[s], ext.dir)) ?? { entry: ext.dir, isLink: false };
-    found.push({ name, scope: s, ...entry, dir: ext.dir, manifestPath: ext.manifestPath, extension: ext });
+    found.push({ name, scope: s, root: rootOf[s], ...entry, dir: ext.dir, manifestPath: ext.manifestPath, extension: ext });
   }
   if (found.length === 0) found = await byDirectoryName(name, rootOf, roots, extensions);
 
@@ -62,6 +65,20 @@ export async function findInstalled(ctx: CommandContext, name: string, scope: Sc
   return wanted[0]!;
 }
 
+/**
+ * A name, never a path: `remove ""` once resolved to the extensions root itself. Refused as a usage
+ * error before anything is looked up.
+ */
+function refusePathLike(name: string): void {
+  const why =
+    name === '' ? 'it is empty'
+    : name === '.' || name === '..' ? `it names a directory, not an extension`
+    : name.includes('/') || name.includes('\\') || path.isAbsolute(name) ? 'it is a path'
+    : undefined;
+  if (why === undefined) return;
+  throw new CliError(CliErrorCode.USAGE, `${JSON.stringify(name)} is not an extension name (${why}); give the name that zot-ext list shows`);
+}
+
 /** The root entry (directory or symlink) whose real path is `dir`. */
 export async function entryFor(root: string, dir: string): Promise<{ entry: string; isLink: boolean } | undefined> {
   const direct = path.join(root, path.basename(dir));
@@ -82,16 +99,17 @@ async function byDirectoryName(
   roots: Record<Scope, string>,
   extensions: readonly DiscoveredExtension[],
 ): Promise<Installed[]> {
-  if (name.includes('/') || name.includes('\\') || name === '.' || name === '..' || name.startsWith('.')) return [];
+  if (name.startsWith('.')) return [];
   const out: Installed[] = [];
   for (const s of ['project', 'global'] as const) {
     if (s === 'global' && roots.global === roots.project) continue;
     const entry = path.join(rootOf[s], name);
     const info = await lstat(entry).catch(() => undefined);
-    if (info === undefined) continue;
+    // Only a directory (or a link to one) is an extension; a stray file in the root is not.
+    if (info === undefined || !(await stat(entry).then((i) => i.isDirectory(), () => info.isSymbolicLink()))) continue;
     const dir = await realpath(entry).catch(() => entry);
     if (extensions.some((e) => e.dir === dir)) continue;
-    out.push({ name, scope: s, entry, isLink: info.isSymbolicLink(), dir, manifestPath: path.join(dir, MANIFEST_FILE), extension: undefined });
+    out.push({ name, scope: s, root: rootOf[s], entry, isLink: info.isSymbolicLink(), dir, manifestPath: path.join(dir, MANIFEST_FILE), extension: undefined });
   }
   return out;
 }

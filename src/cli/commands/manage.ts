@@ -1,9 +1,9 @@
 // remove / enable / disable: by manifest name, in one scope.
-import { readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { findInstalled } from '../installed.js';
+import { findInstalled, type Installed } from '../installed.js';
 import { setEnabled } from '../manifest-edit.js';
 
 const SCOPE_OPTIONS = {
@@ -31,6 +31,7 @@ export const remove: Command = {
   async run(ctx) {
     expectArgs(ctx, remove, 1, 1);
     const found = await findInstalled(ctx, ctx.args[0]!, scopeOption(ctx));
+    await expectDirectChild(found);
     if (found.isLink) {
       await unlink(found.entry);
       ctx.out.line(`removed ${found.name} (${found.scope}): unlinked ${found.entry} (its target ${found.dir} was kept)`);
@@ -77,6 +78,26 @@ function toggle(name: 'enable' | 'disable'): Command {
 
 export const enable = toggle('enable');
 export const disable = toggle('disable');
+
+/**
+ * `remove` deletes one entry directly inside the scope's extensions root, checked on real paths: never
+ * the root itself, never a path outside it, never a plain file.
+ */
+async function expectDirectChild(found: Installed): Promise<void> {
+  const [root, parent, info] = await Promise.all([
+    realpath(found.root).catch(() => undefined),
+    realpath(path.dirname(found.entry)).catch(() => undefined),
+    lstat(found.entry).catch(() => undefined),
+  ]);
+  const base = path.basename(found.entry);
+  const real = info?.isSymbolicLink() === false ? await realpath(found.entry).catch(() => undefined) : undefined;
+  const child =
+    root !== undefined && parent === root && base !== '' && base !== '.' && base !== '..' &&
+    (info?.isSymbolicLink() === true || (info?.isDirectory() === true && real === path.join(root, base)));
+  if (!child) {
+    throw new CliError(CliErrorCode.FAILED, `refusing to remove ${found.entry}: it is not a directory directly inside the extensions directory ${found.root}`);
+  }
+}
 
 /** Write to a sibling temp file, then rename: a crash never leaves half a manifest. */
 async function writeAtomically(file: string, text: string): Promise<void> {
