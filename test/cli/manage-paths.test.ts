@@ -1,8 +1,9 @@
 // remove / enable / disable never reach a path outside one extension directory: names that are
-// paths are refused.
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+// paths are refused, and a manifest that links out is never written through.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readJson } from '../helpers/fixtures.js';
 import { useCliSandbox } from './cli.js';
 
 const sandbox = useCliSandbox('zot-cli-paths-');
@@ -43,5 +44,45 @@ describe('remove refuses names that are paths', { timeout: 30_000 }, () => {
     expect(r.code).toBe(1);
     expect(readFileSync(path.join(data, 'keep.txt'), 'utf8')).toBe('keep');
     expect(existsSync(globalDir('weather'))).toBe(true);
+  });
+});
+
+describe('enable and disable never write through a link out of the extension directory', { timeout: 30_000 }, () => {
+  it('refuses a manifest that is a symlink to a file outside, leaving that file as it was', async () => {
+    expect((await cli('install', source('extensions/weather'))).code).toBe(0);
+    const outside = path.join(sandbox.dir, 'settings.json');
+    const text = `${JSON.stringify({ name: 'weather', exec: './weather.py', user: 'data' }, null, 2)}\n`;
+    writeFileSync(outside, text);
+    const manifest = path.join(globalDir('weather'), 'extension.json');
+    rmSync(manifest);
+    symlinkSync(outside, manifest);
+
+    for (const command of ['disable', 'enable']) {
+      const r = await cli(command, 'weather');
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `zot-ext: error: cannot ${command} weather: ${manifest} is a symlink to ${outside}, outside the extension directory; edit that file by hand, or replace the link with a copy\n`,
+      );
+      expect(readFileSync(outside, 'utf8')).toBe(text);
+    }
+  });
+
+  it('edits a manifest linked to a file inside its own directory, through the link, atomically', async () => {
+    const src = source('extensions/weather');
+    const real = path.join(src, 'manifests', 'extension.json');
+    mkdirSync(path.dirname(real));
+    writeFileSync(real, readFileSync(path.join(src, 'extension.json')));
+    rmSync(path.join(src, 'extension.json'));
+    symlinkSync('manifests/extension.json', path.join(src, 'extension.json'));
+    expect((await cli('install', src)).code).toBe(0);
+
+    const r = await cli('disable', 'weather');
+    expect(r.code, r.stderr).toBe(0);
+    const dir = globalDir('weather');
+    expect((readJson(path.join(dir, 'manifests', 'extension.json')) as { enabled?: boolean }).enabled).toBe(false);
+    expect(existsSync(path.join(dir, 'extension.json'))).toBe(true);
+    // No temp file left behind.
+    expect(readdirSync(path.join(dir, 'manifests'))).toEqual(['extension.json']);
   });
 });

@@ -1,6 +1,8 @@
 // remove / enable / disable: by manifest name, in one scope.
+import { randomBytes } from 'node:crypto';
 import { lstat, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isInside } from '../../manifest/fs-utils.js';
 import { expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { findInstalled, type Installed } from '../installed.js';
@@ -57,10 +59,16 @@ function toggle(name: 'enable' | 'disable'): Command {
     async run(ctx) {
       expectArgs(ctx, command, 1, 1);
       const found = await findInstalled(ctx, ctx.args[0]!, scopeOption(ctx));
-      // Edit the real file: the manifest itself may be a symlink.
+      // Edit the real file: the manifest itself may be a symlink, but only to a file of its own directory.
       const file = await realpath(found.manifestPath).catch(() => {
         throw new CliError(CliErrorCode.INVALID, `${found.manifestPath} does not exist; the extension has no manifest to ${name}`);
       });
+      if (!isInside(found.dir, file)) {
+        throw new CliError(
+          CliErrorCode.INVALID,
+          `cannot ${name} ${found.name}: ${found.manifestPath} is a symlink to ${file}, outside the extension directory; edit that file by hand, or replace the link with a copy`,
+        );
+      }
       const text = await readFile(file, 'utf8');
       const result = setEnabled(text, enabled);
       if (!result.ok) throw new CliError(CliErrorCode.INVALID, `cannot ${name} ${found.name}: ${file} is not valid JSON (${result.message}); fix the file first`);
@@ -99,12 +107,16 @@ async function expectDirectChild(found: Installed): Promise<void> {
   }
 }
 
-/** Write to a sibling temp file, then rename: a crash never leaves half a manifest. */
+/**
+ * Write to a new sibling temp file (`wx`: never through an existing file or link), then rename over
+ * the manifest: a crash never leaves half a manifest, and the rename replaces the directory entry,
+ * never the file a hard link shares.
+ */
 async function writeAtomically(file: string, text: string): Promise<void> {
   const { mode } = await stat(file);
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, text, { mode: mode & 0o7777 });
+    await writeFile(temp, text, { mode: mode & 0o7777, flag: 'wx' });
     await rename(temp, file);
   } catch (err) {
     await rm(temp, { force: true });
