@@ -1,5 +1,6 @@
-// remove / enable / disable never reach a path outside one extension directory: names that are
-// paths are refused, and a manifest that links out is never written through.
+// remove / enable / disable / install never reach a path outside one extension directory: names
+// that are paths are refused, a manifest that links out is never written through, and install
+// applies discovery's identity rule (NFC + case folding) to the name it installs under.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,5 +85,28 @@ describe('enable and disable never write through a link out of the extension dir
     expect(existsSync(path.join(dir, 'extension.json'))).toBe(true);
     // No temp file left behind.
     expect(readdirSync(path.join(dir, 'manifests'))).toEqual(['extension.json']);
+  });
+});
+
+describe('install: names', { timeout: 30_000 }, () => {
+  it.each([
+    ['a case variant', 'weather', 'Weather'],
+    ['an NFD variant', 'caf\u00e9', 'cafe\u0301'],
+    ['an NFD case variant', 'caf\u00e9', 'CAFE\u0301'],
+  ])('refuses %s of an installed name without --force, and replaces it with --force', async (_what, base, variant) => {
+    const first = source('extensions/weather', (m) => ({ ...m, name: base }));
+    expect((await cli('install', first)).code).toBe(0);
+    const second = source('extensions/weather', (m) => ({ ...m, name: variant, version: '2.0.0' }));
+    const refused = await cli('install', second);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`is already installed at ${globalDir(base)}`);
+    expect(refused.stderr).toContain('add --force to replace it');
+    expect(extensionsOf(path.join(sandbox.home, 'extensions'))).toEqual([base]);
+
+    const forced = await cli('install', second, '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(extensionsOf(path.join(sandbox.home, 'extensions'))).toEqual([variant]);
+    const list = JSON.parse((await cli('list', '--json')).stdout) as { extensions: { name: string; version: string; state: string }[] };
+    expect(list.extensions.map((e) => [e.name, e.version, e.state])).toEqual([[variant, '2.0.0', 'enabled']]);
   });
 });

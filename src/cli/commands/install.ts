@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { ManifestDiscovery } from '../../manifest/index.js';
+import { nameKey } from '../../manifest/limits.js';
 import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
 import { isInside } from '../../manifest/fs-utils.js';
 import { copyTree } from '../copy-tree.js';
@@ -90,14 +91,17 @@ async function validate(ctx: CommandContext, staging: string, given: string): Pr
   return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };
 }
 
-/** Moves the staged tree to `target`, replacing same-named extensions of the scope only with --force. */
+/**
+ * Moves the staged tree to `target`, replacing same-named extensions of the scope only with --force.
+ * Same-named as discovery counts it (nameKey: NFC, case-folded): `Weather` would shadow `weather`.
+ */
 async function replaceExisting(ctx: CommandContext, scope: Scope, name: string, target: string, staging: string): Promise<void> {
   const { extensions } = await discoveryFor(ctx).discover();
   const root = path.dirname(target);
   // Root entries, not real directories: a symlinked extension is replaced by moving the link only.
   const sameName: string[] = [];
   for (const ext of extensions) {
-    if (ext.source === scope && ext.name === name) sameName.push((await entryFor(root, ext.dir))?.entry ?? ext.dir);
+    if (ext.source === scope && nameKey(ext.name) === nameKey(name)) sameName.push((await entryFor(root, ext.dir))?.entry ?? ext.dir);
   }
   const occupied = await lstat(target).then(
     () => true,
