@@ -109,4 +109,13 @@ describe('install: names', { timeout: 30_000 }, () => {
     const list = JSON.parse((await cli('list', '--json')).stdout) as { extensions: { name: string; version: string; state: string }[] };
     expect(list.extensions.map((e) => [e.name, e.version, e.state])).toEqual([[variant, '2.0.0', 'enabled']]);
   });
+
+  it('refuses a name starting with "." (discovery never loads a dot-directory)', async () => {
+    const src = source('extensions/weather', (m) => ({ ...m, name: '.hidden' }));
+    const r = await cli('install', src);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`zot-ext: error: ${src} is not a valid extension: its name ".hidden" starts with "." and discovery never loads a directory of that name; rename it in extension.json; nothing was installed\n`);
+    const root = path.join(sandbox.home, 'extensions');
+    expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
+  });
 });

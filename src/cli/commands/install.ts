@@ -88,6 +88,12 @@ async function validate(ctx: CommandContext, staging: string, given: string): Pr
         : first.message.replaceAll(staging + path.sep, '').replaceAll(staging, given);
     throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension: ${why}; nothing was installed`);
   }
+  if (ext.name.startsWith('.')) {
+    throw new CliError(
+      CliErrorCode.INVALID,
+      `${given} is not a valid extension: its name ${JSON.stringify(ext.name)} starts with "." and discovery never loads a directory of that name; rename it in extension.json; nothing was installed`,
+    );
+  }
   return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };
 }
 
