@@ -140,8 +140,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       const timer = setTimeout(() => {
         refused ??= `no WebSocket upgrade within ${connectMs} ms (the hello timeout)`;
         socket.terminate();
-      }, connectMs);
-      timer.unref();
+      }, connectMs); // not unref'd: start() awaits it (cleared at the upgrade or the end)
       socket.once('open', () => {
         clearTimeout(timer);
         this.opened = true;

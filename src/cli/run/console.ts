@@ -140,8 +140,8 @@ export class RunConsole {
   /** Resolves at the panel's next render or close, or after keyWaitMs. */
   private nextPanelFrame(panel: PanelRef): Promise<void> {
     return new Promise((resolve) => {
+      // Not unref'd: the script awaits it (at most keyWaitMs).
       const timer = setTimeout(done, this.keyWaitMs);
-      timer.unref();
       const key = waiterKey(panel);
       const waiters = this.panelWaiters.get(key) ?? new Set();
       this.panelWaiters.set(key, waiters);
