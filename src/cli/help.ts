@@ -4,7 +4,7 @@ import type { Command } from './context.js';
 function optionLines(specs: OptionSpecs): string[] {
   const rows = Object.entries(specs).map(([name, spec]) => {
     const flag = `${spec.short === undefined ? '    ' : `-${spec.short}, `}--${name}${spec.value === undefined ? '' : ` <${spec.value}>`}`;
-    return [flag, spec.description] as const;
+    return [flag, spec.multiple === true ? `${spec.description} (repeatable)` : spec.description] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../args.js';
 import { emitKeypressEvents, createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
@@ -50,7 +51,7 @@ export const run: Command = {
   },
 };
 
-function callTimeout(value: string | boolean | undefined): number | undefined {
+function callTimeout(value: OptionValues[string]): number | undefined {
   if (typeof value !== 'string') return undefined;
   if (!/^\d+$/.test(value) || Number(value) === 0) {
     throw new CliError(CliErrorCode.USAGE, `--timeout needs a whole number of milliseconds above 0, got ${JSON.stringify(value)}`);
