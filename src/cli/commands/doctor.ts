@@ -5,6 +5,7 @@ import { discoveryFor, realRoots, type Command, type CommandContext } from '../c
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
+import { noHelloYet } from './run.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
@@ -97,7 +98,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     if (info.state === 'ready') out.line(`${ok} ${head} ${readyText(info)}`);
     else {
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
-      out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(info.error?.message ?? info.state)}`);
+      out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(errorOf(info, report).message)}`);
     }
     if (info.url !== undefined) {
       out.line(`    url: ${safe(info.url)}`);
@@ -132,7 +133,8 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   }
 
   const count = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);
-  const failed = infos.filter((i) => i.state === 'failed').length;
+  // Still starting (no hello yet) when doctor stopped it: failed, as HELLO_TIMEOUT.
+  const failed = infos.filter((i) => i.state !== 'ready' && i.state !== 'exited').length;
   const exited = infos.filter((i) => i.state === 'exited').length;
   const summary = [
     ...count(infos.filter((i) => i.state === 'ready').length, 'ready'),
@@ -146,9 +148,25 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   out.line(`${summary.length === 0 ? 'no extensions found' : summary.join(', ')} (${report.ms} ms)`);
 }
 
+/**
+ * Why an extension is not ready: its error, or for one still starting when start() returned (no
+ * hello within the hello timeout) a HELLO_TIMEOUT naming its log.
+ */
+function errorOf(info: ExtensionInfo, report: StartReport): { code: string; message: string; exitCode?: number | null | undefined; signal?: NodeJS.Signals | null | undefined } {
+  if (info.error !== undefined) return info.error;
+  if (info.state === 'starting') {
+    return { code: 'HELLO_TIMEOUT', message: `${noHelloYet(report.ms)}; it was still starting when doctor stopped it; see ${info.logPath}` };
+  }
+  return { code: info.state, message: info.state };
+}
+
 function shadowText(report: StartReport, name: string, dir: string): string {
   const d = report.diagnostics.find((x) => isDiscovery(x) && (x.code === 'SHADOWED' || x.code === 'DUPLICATE_NAME') && x.extension === name && x.path.startsWith(dir + path.sep));
   return d === undefined ? 'shadowed' : `shadowed (${d.message.split(';')[0]})`;
+}
+
+function errorJson(e: ReturnType<typeof errorOf>) {
+  return { code: e.code, message: e.message, exitCode: e.exitCode, signal: e.signal };
 }
 
 function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[], warnings: HostWarning[], ok: boolean) {
@@ -174,7 +192,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       commands: i.commands,
       tools: i.tools,
       subscriptions: i.subscriptions,
-      error: i.error === undefined ? undefined : { code: i.error.code, message: i.error.message, exitCode: i.error.exitCode, signal: i.error.signal },
+      error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
     })),
     skipped: report.skipped,
     invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),

@@ -76,11 +76,22 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
     err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
   }
   for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  // No hello within the hello timeout: start() went on without them (they may join later).
+  for (const s of report.starting) {
+    const info = host.extensions().find((i) => i.name === s.name && i.source === s.source);
+    const head = `${s.name}${info?.version === undefined ? '' : ` ${info.version}`} (${s.source})`;
+    err.line(`${err.style('yellow', 'starting')} ${safe(`${head}: ${noHelloYet(report.ms)}; it may still join; log: ${s.logPath}`)}`);
+  }
   // Error diagnostics are extensions that never got to start (a missing path, a broken manifest).
   const errors = report.diagnostics.filter((d) => d.severity === 'error');
   for (const d of errors) err.line(`${err.style('red', 'error')}: ${safe(d.message)}`);
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
-  return report.failed.length > 0 || errors.length > 0;
+  return report.failed.length > 0 || report.starting.length > 0 || errors.length > 0;
+}
+
+/** What run and doctor say about an extension still starting after start(): no hello in time. */
+export function noHelloYet(ms: number): string {
+  return `no hello after ${ms} ms (HELLO_TIMEOUT)`;
 }
 
 /** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */
