@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
-import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
+import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
-import { noHelloYet } from './run.js';
+import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
@@ -20,11 +20,13 @@ export const doctor: Command = {
     '(exit status or signal, log path), ready vs auto-ready and how long each took, registered',
     'commands and tools, registration conflicts, warnings, and each stderr log path. Everything it',
     'started is stopped before it exits. Exit code 1 when any extension failed or has an invalid',
-    'manifest.',
+    'manifest; with --strict also when there is any warning (a project extension shadowing a global',
+    'one of its name is not a warning).',
   ].join('\n'),
   options: {
     json: { type: 'boolean', description: 'print the report as JSON' },
     'no-discover': { type: 'boolean', description: 'load only the given paths' },
+    strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, ...)' },
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -43,19 +45,26 @@ export const doctor: Command = {
     const known = [...infos.map((i) => i.dir), ...report.skipped.map((s) => s.dir)];
     const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots, explicit);
     const failed = infos.filter((i) => i.state !== 'ready');
-    const ok = failed.length === 0 && invalid.length === 0;
+    const strict = ctx.values.strict === true;
+    const warningCount = countWarnings(report) + warnings.length;
+    const ok = failed.length === 0 && invalid.length === 0 && (!strict || warningCount === 0);
 
     if (ctx.values.json === true) {
-      ctx.out.line(JSON.stringify(toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), nullForUndefined, 2));
-    } else printReport(ctx, host.logDir, report, infos, invalid);
+      ctx.out.line(JSON.stringify({ ...toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), strict, warningCount }, nullForUndefined, 2));
+    } else {
+      printReport(ctx, host.logDir, report, infos, invalid);
+      if (strict && warningCount > 0) ctx.out.line(`--strict: ${warningCount} warning${warningCount === 1 ? '' : 's'}`);
+    }
     return ok ? 0 : 1;
   },
 };
 
-const DISCOVERY_CODES: ReadonlySet<string> = new Set(Object.values(DiagnosticCode));
-
-function isDiscovery(d: Diagnostic): d is DiscoveryDiagnostic {
-  return DISCOVERY_CODES.has(d.code);
+/**
+ * Warnings for --strict: every warning diagnostic (conflicts included) and warning event, but a
+ * shadowed extension (a project one overriding a global one of its name is what scopes are for).
+ */
+function countWarnings(report: StartReport): number {
+  return report.diagnostics.filter((d) => d.severity === 'warning' && !(isDiscovery(d) && d.code === 'SHADOWED')).length;
 }
 
 function readyText(info: ExtensionInfo): string {

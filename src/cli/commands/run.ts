@@ -9,7 +9,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
 import { Screen } from '../run/screen.js';
-import { terminalSafe as safe } from '../terminal-safe.js';
+import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
+import { isDiscoveryDiagnostic, noHelloYet } from '../start-problems.js';
 
 const ESCAPE_MS = 50;
 
@@ -74,6 +75,10 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
     ];
     err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
+    // Its start-time warnings (a refused tool name, garbage on stdout), as doctor shows them.
+    for (const d of report.diagnostics) {
+      if (d.severity === 'warning' && d.extension === info.name && !isDiscoveryDiagnostic(d)) err.line(`    ${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
+    }
   }
   for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
   // No hello within the hello timeout: start() went on without them (they may join later).
@@ -85,13 +90,12 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
   // Error diagnostics are extensions that never got to start (a missing path, a broken manifest).
   const errors = report.diagnostics.filter((d) => d.severity === 'error');
   for (const d of errors) err.line(`${err.style('red', 'error')}: ${safe(d.message)}`);
+  const ready = new Set(host.extensions().filter((i) => i.state === 'ready').map((i) => i.name));
+  for (const d of report.diagnostics) {
+    if (d.severity === 'warning' && (isDiscoveryDiagnostic(d) || d.extension === undefined || !ready.has(d.extension))) err.line(`${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
+  }
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
   return report.failed.length > 0 || report.starting.length > 0 || errors.length > 0;
-}
-
-/** What run and doctor say about an extension still starting after start(): no hello in time. */
-export function noHelloYet(ms: number): string {
-  return `no hello after ${ms} ms (HELLO_TIMEOUT)`;
 }
 
 /** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */
