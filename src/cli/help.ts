@@ -28,7 +28,7 @@ export function mainHelp(commands: readonly Command[]): string {
     ...commands.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`),
     '',
     'global options:',
-    ...optionLines({ ...GLOBAL_OPTIONS, version: { type: 'boolean', description: 'print the version' } }),
+    ...optionLines({ ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'v', description: 'print the version' } }),
     '',
     'exit codes: 0 ok, 1 an extension or the command failed, 2 usage error',
     'run zot-ext <command> --help for a command\'s options',

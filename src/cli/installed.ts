@@ -2,6 +2,7 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MANIFEST_FILE, type DiscoveredExtension } from '../manifest/index.js';
+import { nameKey } from '../manifest/limits.js';
 import { discoveryFor, realRoots, type CommandContext, type Scope } from './context.js';
 import { CliError, CliErrorCode } from './errors.js';
 
@@ -44,7 +45,7 @@ export async function findInstalled(ctx: CommandContext, name: string, scope: Sc
   if (wanted.length === 0) {
     const where = scope === undefined ? `${rootOf.project} or ${rootOf.global}` : `the ${scope} scope (${rootOf[scope]})`;
     const elsewhere = scope !== undefined && found.length > 0 ? `; it is installed in the ${found[0]!.scope} scope` : '';
-    const similar = extensions.find((e) => e.source !== 'explicit' && e.name.toLowerCase() === name.toLowerCase());
+    const similar = closest(name, extensions.filter((e) => e.source !== 'explicit'));
     const hint = similar !== undefined ? `; did you mean "${similar.name}"?` : '; run zot-ext list to see the installed names';
     throw new CliError(CliErrorCode.NOT_FOUND, `no extension named "${name}" in ${where}${elsewhere}${elsewhere === '' ? hint : ''}`);
   }
@@ -63,6 +64,34 @@ export async function findInstalled(ctx: CommandContext, name: string, scope: Sc
     );
   }
   return wanted[0]!;
+}
+
+/**
+ * The installed extension whose name is nearest to a misspelt `name`: the same under the identity
+ * rule (case, NFC), else within an edit distance of 2 (1 for names of up to 4 characters).
+ */
+function closest(name: string, extensions: readonly DiscoveredExtension[]): DiscoveredExtension | undefined {
+  const key = nameKey(name);
+  const limit = [...key].length <= 4 ? 1 : 2;
+  let best: { ext: DiscoveredExtension; distance: number } | undefined;
+  for (const ext of extensions) {
+    const distance = editDistance(key, nameKey(ext.name));
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { ext, distance };
+  }
+  return best?.ext;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), by code point. */
+function editDistance(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[y.length]!;
 }
 
 /**
