@@ -1,15 +1,17 @@
 // What `zot-ext serve` lets in: a web page (a request with an Origin) only when allowed, no listening
 // off loopback without a token unless --insecure, and unfinished upgrades bounded by
 // --max-connections and a handshake deadline. Real sockets on 127.0.0.1.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers/fixtures.js';
 import { withDeadline, WAIT_MS } from '../helpers/wait.js';
-import { killRunningClis, runCli } from './cli.js';
+import { killRunningClis, runCli, useCliSandbox } from './cli.js';
 import { closeClients, FrameClient, pidOf, startServe } from './serve-client.js';
 
 const KITCHEN = path.join(FIXTURES, 'extensions', 'kitchen');
+const sandbox = useCliSandbox('zot-cli-serve-');
 
 const raw = new Set<Socket>();
 afterEach(async () => {
@@ -71,6 +73,18 @@ describe('zot-ext serve: Origin', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('zot-ext: error: --allow-origin "https://app.example/path" is not an origin; give scheme://host[:port], e.g. https://app.example or http://localhost:3000\n');
+  });
+});
+
+describe('zot-ext serve: what it serves', () => {
+  it('refuses a remote (url) manifest with a clear error: there is no process to serve', { timeout: 15_000 }, async () => {
+    const dir = path.join(sandbox.dir, 'remote');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'extension.json'), JSON.stringify({ name: 'remote', url: 'ws://127.0.0.1:9/ext' }));
+    const r = await runCli(['serve', dir, '--home', sandbox.home]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`zot-ext: error: ${path.join(dir, 'extension.json')}: remote is a remote extension ("url": ws://127.0.0.1:9/ext), already served over WebSocket; serve the directory of a stdio extension (one with "exec")\n`);
   });
 });
 

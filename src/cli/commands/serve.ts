@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
+import { redactUrl } from '../../manifest/remote.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
 import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
@@ -166,7 +167,11 @@ async function loadExtension(ctx: CommandContext, dir: string): Promise<Served> 
   }
   if (ext.kind !== 'process') throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} has no "exec" (a ${ext.kind} bundle): nothing to serve`);
   if (!ext.enabled) throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} is disabled ("enabled": false); zot-ext enable it first`);
-  const exec = ext.manifest.exec!;
+  const exec = ext.manifest.exec;
+  if (exec === undefined) {
+    const url = ext.manifest.url === undefined ? '' : ` ("url": ${redactUrl(ext.manifest.url)})`;
+    throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} is a remote extension${url}, already served over WebSocket; serve the directory of a stdio extension (one with "exec")`);
+  }
   const { command, onPath } = resolveExec(exec, ext.dir);
   if (!onPath) {
     const problem = await checkExecutable(command);
