@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJson } from '../helpers/fixtures.js';
-import { useCliSandbox } from './cli.js';
+import { runCli, useCliSandbox } from './cli.js';
 
 const sandbox = useCliSandbox('zot-cli-paths-');
 const { cli, globalDir, projectDir, source } = sandbox;
@@ -117,5 +117,15 @@ describe('install: names', { timeout: 30_000 }, () => {
     expect(r.stderr).toBe(`zot-ext: error: ${src} is not a valid extension: its name ".hidden" starts with "." and discovery never loads a directory of that name; rename it in extension.json; nothing was installed\n`);
     const root = path.join(sandbox.home, 'extensions');
     expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
+  });
+});
+
+describe('install: inside the extension itself', { timeout: 30_000 }, () => {
+  it('install . --project from inside the extension is refused and leaves no .zot directory behind', async () => {
+    const src = source('extensions/weather');
+    const r = await runCli(['install', '.', '--project', '--home', sandbox.home, '--cwd', src], { cwd: src });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('contains the extensions directory');
+    expect(existsSync(path.join(src, '.zot'))).toBe(false);
   });
 });

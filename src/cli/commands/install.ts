@@ -34,9 +34,11 @@ export const install: Command = {
     const root = scope === 'project' ? discovery.projectRoot : discovery.globalRoot;
     const given = ctx.args[0]!;
     const source = await classifySource(given, ctx.io.cwd);
-    await mkdir(root, { recursive: true });
+    const created = await mkdir(root, { recursive: true });
     const realRoot = await realpath(root);
     if (source.kind === 'path' && isInside(await realpath(source.path), realRoot)) {
+      // `install . --project` inside the extension: nothing is left behind (the root was made just now).
+      if (created !== undefined) await rm(created, { recursive: true, force: true });
       throw new CliError(CliErrorCode.USAGE, `${source.path} contains the extensions directory ${root}; give the extension's own directory`);
     }
 
