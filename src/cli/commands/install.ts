@@ -2,6 +2,8 @@ import { chmod, lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { ManifestDiscovery } from '../../manifest/index.js';
+import { redactUrl } from '../../manifest/remote.js';
+import type { OptionValues } from '../args.js';
 import { nameKey } from '../../manifest/limits.js';
 import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
 import { isInside } from '../../manifest/fs-utils.js';
@@ -9,6 +11,9 @@ import { copyTree } from '../copy-tree.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { classifySource, gitClone } from '../git.js';
 import { entryFor } from '../installed.js';
+
+/** `install --timeout` when not given: a clone that takes longer is ended. */
+const DEFAULT_CLONE_MS = 120_000;
 
 export const install: Command = {
   name: 'install',
@@ -26,9 +31,11 @@ export const install: Command = {
   options: {
     project: { type: 'boolean', description: 'install into the project (<cwd>/.<app>/extensions)' },
     force: { type: 'boolean', description: 'replace an installed extension of the same name' },
+    timeout: { type: 'string', value: 'ms', description: `deadline of a git clone (default: ${DEFAULT_CLONE_MS})` },
   },
   async run(ctx) {
     expectArgs(ctx, install, 1, 1);
+    const timeoutMs = cloneTimeout(ctx.values.timeout);
     const scope: Scope = ctx.values.project === true ? 'project' : 'global';
     const discovery = discoveryFor(ctx);
     const root = scope === 'project' ? discovery.projectRoot : discovery.globalRoot;
@@ -46,7 +53,7 @@ export const install: Command = {
     const staging = await mkdtemp(path.join(realRoot, '.install-'));
     try {
       const warn = (m: string) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`);
-      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn);
+      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn, timeoutMs);
       else await copyTree(source.path, staging, warn);
       const installed = await validate(ctx, staging, given);
       const target = path.join(realRoot, installed.name);
@@ -61,15 +68,24 @@ export const install: Command = {
   },
 };
 
+function cloneTimeout(value: OptionValues[string]): number {
+  if (value === undefined) return DEFAULT_CLONE_MS;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) === 0) {
+    throw new CliError(CliErrorCode.USAGE, `--timeout needs a whole number of milliseconds above 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
 /**
  * Clones outside the extensions directory, then copies the tree like a local install: symlinks that
  * leave it are dropped (a repository may carry a link to ~/.ssh); `.git` is kept.
  */
-async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void): Promise<void> {
+async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void, timeoutMs: number): Promise<void> {
   const clone = await mkdtemp(path.join(os.tmpdir(), 'zot-ext-clone-'));
   try {
     const tree = path.join(clone, 'tree');
-    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal });
+    ctx.err.line(`cloning ${redactUrl(url)} ...`);
+    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal, timeoutMs });
     await copyTree(tree, staging, warn);
     await chmod(staging, 0o755); // mkdtemp made it private
   } finally {
