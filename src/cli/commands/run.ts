@@ -27,7 +27,8 @@ export const run: Command = {
     'Piped (not a TTY), every line runs in order and panels print every frame; use :key and :close',
     'to drive them. On a TTY, arrow keys, Enter, Tab and typed characters go to the focused panel;',
     'Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
-    'Exit code 1 when an extension failed to load (or a path does not exist) or an input line failed.',
+    'Exit code 1 when an extension failed to load (or a path does not exist) or, piped, an input',
+    'line failed.',
   ].join('\n'),
   options: {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
@@ -45,7 +46,8 @@ export const run: Command = {
       const report = await host.start();
       const loadFailed = printLoaded(ctx, host, report);
       if (!ctx.signal.aborted) await (tty ? interactive(ctx, repl, screen) : piped(ctx, repl));
-      return loadFailed || repl.failures > 0 ? 1 : 0;
+      // A script of lines is a test (a failed line fails it); at a terminal, a typo was answered already.
+      return loadFailed || (!tty && repl.failures > 0) ? 1 : 0;
     } finally {
       await host.stop();
     }
