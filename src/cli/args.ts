@@ -7,6 +7,8 @@ export interface OptionSpec {
   short?: string | undefined;
   /** Shown in help after the option name, for string options (`--home <dir>`). */
   value?: string | undefined;
+  /** A string option given more than once: its values as a list (each occurrence kept). */
+  multiple?: boolean | undefined;
   description: string;
 }
 
@@ -21,7 +23,7 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h', description: 'show help' },
 } as const satisfies OptionSpecs;
 
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface ParsedArgs {
   values: OptionValues;
@@ -30,9 +32,9 @@ export interface ParsedArgs {
 
 /** Strict parse: unknown options and missing values are usage errors naming the command's help. */
 export function parse(argv: readonly string[], specs: OptionSpecs, command: string | undefined): ParsedArgs {
-  const options: Record<string, { type: 'boolean' | 'string'; short?: string }> = {};
+  const options: Record<string, { type: 'boolean' | 'string'; short?: string; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short };
+    options[name] = { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }), ...(spec.multiple === true ? { multiple: true } : {}) };
   }
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ManifestDiscovery, resolveHome } from '../manifest/index.js';
 import type { OptionSpecs, OptionValues } from './args.js';
@@ -77,6 +77,13 @@ export function expectArgs(ctx: CommandContext, command: Command, min: number, m
   if (n >= min && n <= max) return;
   const what = n < min ? 'missing argument' : `unexpected argument ${JSON.stringify(ctx.args[max])}`;
   throw new CliError(CliErrorCode.USAGE, `${what}: usage: zot-ext ${command.name}${command.usage === '' ? '' : ` ${command.usage}`}; see zot-ext ${command.name} --help`);
+}
+
+/** A usage error unless `dir` is an existing directory (an option the user gave, like `--cwd`). */
+export async function expectDirectory(option: string, dir: string, what: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info?.isDirectory() === true) return;
+  throw new CliError(CliErrorCode.USAGE, `${option} ${dir} ${info === undefined ? 'does not exist' : 'is not a directory'}; ${what}`);
 }
 
 export type Scope = 'project' | 'global';

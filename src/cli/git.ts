@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { URL_SCHEME } from '../manifest/remote.js';
+import { redactUrl, URL_SCHEME } from '../manifest/remote.js';
 import { CliError, CliErrorCode } from './errors.js';
 
 const GIT_SCHEMES = new Set(['file', 'http', 'https', 'git', 'ssh', 'git+ssh', 'ssh+git']);
@@ -42,36 +42,63 @@ async function isBareRepository(dir: string): Promise<boolean> {
   return head && objects && refs && !manifest;
 }
 
-/** `git clone --depth 1 -- <url> <dest>`; failures become one line naming git's own message. */
-export function gitClone(url: string, dest: string, options: { env: NodeJS.ProcessEnv; signal?: AbortSignal | undefined }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // No credential prompts: a clone that needs them fails instead of hanging.
+/**
+ * `git clone --depth 1 -- <url> <dest>`, ended after `timeoutMs` (or when `signal` aborts); failures
+ * become one line naming git's own message (the URL shown with its credentials masked).
+ */
+export function gitClone(url: string, dest: string, options: { env: NodeJS.ProcessEnv; signal?: AbortSignal | undefined; timeoutMs: number }): Promise<void> {
+  const shown = redactUrl(url);
+  const posix = process.platform !== 'win32';
+  return new Promise<void>((resolve, reject) => {
+    // No credential prompts: a clone that needs them fails instead of hanging. Its own process group
+    // (POSIX): ending it takes its helpers (git-remote-https, which holds the stderr pipe) along.
     const child = spawn('git', ['clone', '--depth', '1', '--quiet', '--', url, dest], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...options.env, GIT_TERMINAL_PROMPT: '0' },
-      signal: options.signal,
+      detached: posix,
     });
+    let stopped: string | undefined;
+    const stop = (why: string) => {
+      if (stopped !== undefined || child.pid === undefined) return;
+      stopped = why;
+      try {
+        if (posix) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+      child.stderr.destroy();
+    };
+    // Not unref'd: install awaits the clone.
+    const timer = setTimeout(() => stop(`git clone ${shown} did not finish within ${options.timeoutMs} ms (--timeout)`), options.timeoutMs);
+    const onAbort = () => stop('git clone was interrupted');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted === true) onAbort();
+    const settled = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < MAX_STDERR) stderr += chunk;
     });
     child.once('error', (err: NodeJS.ErrnoException) => {
+      settled();
       if (err.code === 'ENOENT') {
         reject(new CliError(CliErrorCode.FAILED, 'git was not found on PATH; install git, or install from a local directory', { cause: err }));
-      } else if (err.name === 'AbortError') {
-        reject(new CliError(CliErrorCode.FAILED, 'git clone was interrupted; nothing was installed', { cause: err }));
       } else reject(new CliError(CliErrorCode.FAILED, `cannot run git: ${err.message}`, { cause: err }));
     });
     child.once('close', (code, signal) => {
+      settled();
+      if (stopped !== undefined) return reject(new CliError(CliErrorCode.FAILED, `${stopped}; nothing was installed`));
       if (code === 0) return resolve();
-      if (options.signal?.aborted === true) return; // the 'error' handler reports it
       const message = stderr
         .split('\n')
         .map((l) => l.trim())
         .find((l) => l.length > 0);
       const status = signal !== null ? `signal ${signal}` : `exit ${code}`;
-      reject(new CliError(CliErrorCode.FAILED, `git clone ${url} failed (${status}): ${message ?? 'no message'}; check the URL and your access to it`));
+      reject(new CliError(CliErrorCode.FAILED, `git clone ${shown} failed (${status}): ${message ?? 'no message'}; check the URL and your access to it`));
     });
   });
 }

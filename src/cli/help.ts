@@ -4,7 +4,7 @@ import type { Command } from './context.js';
 function optionLines(specs: OptionSpecs): string[] {
   const rows = Object.entries(specs).map(([name, spec]) => {
     const flag = `${spec.short === undefined ? '    ' : `-${spec.short}, `}--${name}${spec.value === undefined ? '' : ` <${spec.value}>`}`;
-    return [flag, spec.description] as const;
+    return [flag, spec.multiple === true ? `${spec.description} (repeatable)` : spec.description] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
@@ -28,7 +28,7 @@ export function mainHelp(commands: readonly Command[]): string {
     ...commands.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`),
     '',
     'global options:',
-    ...optionLines({ ...GLOBAL_OPTIONS, version: { type: 'boolean', description: 'print the version' } }),
+    ...optionLines({ ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'v', description: 'print the version' } }),
     '',
     'exit codes: 0 ok, 1 an extension or the command failed, 2 usage error',
     'run zot-ext <command> --help for a command\'s options',

@@ -8,7 +8,7 @@ import { create } from './commands/new.js';
 import { disable, enable, remove } from './commands/manage.js';
 import { run } from './commands/run.js';
 import { serve } from './commands/serve.js';
-import { createContext, type Command } from './context.js';
+import { createContext, expectDirectory, type Command } from './context.js';
 import { CliError, CliErrorCode, ExitCode } from './errors.js';
 import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
@@ -36,7 +36,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   try {
     const name = findCommand(argv);
     if (name === undefined) {
-      const { values } = parse(argv, { ...GLOBAL_OPTIONS, version: { type: 'boolean', description: '' } }, undefined);
+      const { values } = parse(argv, { ...GLOBAL_OPTIONS, version: { type: 'boolean', short: 'v', description: '' } }, undefined);
       if (values.version === true) {
         full.stdout.write(`${VERSION}\n`);
         return ExitCode.OK;
@@ -60,7 +60,9 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     }
     const args = positionals.slice(positionals.indexOf(name) + 1);
     const signal = full.signal ?? new AbortController().signal;
-    return await command.run(createContext(full, values, args, signal));
+    const ctx = createContext(full, values, args, signal);
+    if (typeof values.cwd === 'string') await expectDirectory('--cwd', ctx.cwd, 'give the project directory');
+    return await command.run(ctx);
   } catch (error) {
     if (error instanceof CliError) {
       err.line(`zot-ext: ${err.style('red', 'error')}: ${safe(error.message)}`);

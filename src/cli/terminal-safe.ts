@@ -34,3 +34,29 @@ const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 function hasControl(text: string): boolean {
   return ANY_CONTROL.test(text);
 }
+
+// Bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they reorder what the
+// terminal shows after them ("\u202Eexe.txt" reads "txt.exe"). Escaped, so they show as what they are.
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+
+const escapeCodePoint = (c: string): string => `\\u{${c.codePointAt(0)!.toString(16)}}`;
+
+/**
+ * One line for a string an extension supplied where the CLI prints one line per item (a note, a
+ * progress message, a warning): newline and carriage return shown escaped (`\n`, `\r`), so the
+ * text cannot start a line that passes for the CLI's own; bidi controls escaped (`\u{202e}`);
+ * other control sequences removed as by terminalSafe.
+ */
+export function oneLine(text: string): string {
+  const lines = text.split('\n').map((part) => terminalSafe(part.replaceAll('\r', '\\r')));
+  return lines.join('\\n').replace(BIDI, escapeCodePoint);
+}
+
+/**
+ * A text block an extension supplied, printed after a `[name] kind: ` label: as terminalSafe, and
+ * every line after the first indented by two spaces (no line of it passes for one of the CLI's own
+ * `[name] ...` lines); bidi controls escaped.
+ */
+export function indentedBlock(text: string): string {
+  return terminalSafe(text).replaceAll('\n', '\n  ').replace(BIDI, escapeCodePoint);
+}

@@ -1,6 +1,7 @@
 // The host's tools and tool results in the shapes of OpenAI's Chat Completions and Responses APIs.
 // Structural types only: nothing here imports the openai package (the type tests check the shapes).
 // Output fields are `?: T`, never undefined, to stay assignable under exactOptionalPropertyTypes.
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { ToolContent, ToolInfo, ToolResult } from '../host/types.js';
 import { dataUrl, imagePlaceholder, providerImageType } from './content.js';
 
@@ -96,11 +97,13 @@ export interface OpenAIFunctionCallOutput {
  * Tool definitions for OpenAI, in the host's order, the schema passed as the extension sent it:
  * `{ type: 'function', function: { name, description, parameters } }` for Chat Completions,
  * `{ type: 'function', name, description, parameters, strict }` for Responses.
+ * @throws ExtensionHostError `INVALID_ARGUMENT` when `options.api` is neither `'chat'` nor `'responses'` (or no options).
  */
 export function toOpenAITools(tools: readonly ToolInfo[], options: OpenAIToolsOptions<'chat'>): OpenAIChatTool[];
 export function toOpenAITools(tools: readonly ToolInfo[], options: OpenAIToolsOptions<'responses'>): OpenAIResponsesTool[];
 export function toOpenAITools(tools: readonly ToolInfo[], options: OpenAIToolsOptions): OpenAIChatTool[] | OpenAIResponsesTool[];
 export function toOpenAITools(tools: readonly ToolInfo[], options: OpenAIToolsOptions): OpenAIChatTool[] | OpenAIResponsesTool[] {
+  checkApi('toOpenAITools', options);
   const described = (tool: ToolInfo) => (tool.description === '' ? {} : { description: tool.description });
   if (options.api === 'responses') {
     const strict = options.strict ?? false;
@@ -118,6 +121,7 @@ export function toOpenAITools(tools: readonly ToolInfo[], options: OpenAIToolsOp
  *   (when there are images) a list of `input_text` and `input_image` (data URL) parts in order.
  * PNG, JPEG, GIF and WebP images are sent; other formats become text placeholders. A failed call's
  * text starts with `errorPrefix`.
+ * @throws ExtensionHostError `INVALID_ARGUMENT` when `options.api` is neither `'chat'` nor `'responses'` (or no options).
  */
 export function toOpenAIToolResult(callId: string, result: ToolResult, options: OpenAIChatToolResultOptions): OpenAIChatToolResult;
 export function toOpenAIToolResult(callId: string, result: ToolResult, options: OpenAIResponsesToolResultOptions): OpenAIFunctionCallOutput;
@@ -131,8 +135,20 @@ export function toOpenAIToolResult(
   result: ToolResult,
   options: OpenAIChatToolResultOptions | OpenAIResponsesToolResultOptions,
 ): OpenAIChatToolResult | OpenAIFunctionCallOutput {
+  checkApi('toOpenAIToolResult', options);
   const prefix = result.isError ? (options.errorPrefix ?? 'Error: ') : '';
   return options.api === 'chat' ? chatResult(callId, result.content, prefix, options.images ?? 'placeholder') : responsesOutput(callId, result.content, prefix);
+}
+
+/**
+ * The two APIs want different shapes and neither is a safe guess: an untyped caller that passes no
+ * options (or another `api`) gets a typed error, not a TypeError or the wrong shape.
+ */
+function checkApi(fn: string, options: unknown): void {
+  const api = (options as { api?: unknown } | null | undefined)?.api;
+  if (api === 'chat' || api === 'responses') return;
+  const got = options === undefined || options === null ? `no options (${String(options)})` : `api ${typeof api === 'string' ? JSON.stringify(api) : String(api)}`;
+  throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${fn}: options.api must be 'chat' or 'responses'; got ${got}`);
 }
 
 function chatResult(callId: string, content: readonly ToolContent[], prefix: string, images: 'placeholder' | 'follow-up'): OpenAIChatToolResult {

@@ -100,7 +100,8 @@ export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandl
     // spawn() failed before the pipes existed (EMFILE, ENFILE, EAGAIN): its error follows in a tick.
     throw await new Promise<Error>((resolve) => {
       handle.onError(resolve);
-      setTimeout(() => resolve(new Error('spawn failed without reporting why')), SPAWN_ERROR_WAIT_MS).unref();
+      // Not unref'd: the caller awaits this, and no pipe is left to keep Node alive meanwhile.
+      setTimeout(() => resolve(new Error('spawn failed without reporting why')), SPAWN_ERROR_WAIT_MS);
     });
   }
   return handle;
@@ -218,7 +219,9 @@ class SpawnedChild implements ChildHandle {
     if (pid === undefined || !POSIX) return;
     const deadline = Date.now() + ms;
     while ((groupExists(pid) || (this.strays = (this.strays ?? []).filter(stillRunning)).length > 0) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5).unref());
+      // Not unref'd: stop() awaits this, and with the pipes closed the poll may be all that keeps
+      // Node alive until stop() resolves (it is bounded by `ms`).
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
 }

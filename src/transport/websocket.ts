@@ -74,6 +74,8 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   /** The upgrade completed. */
   private opened = false;
   private earlyError: Error | undefined;
+  /** A binary message arrived: the connection is closing, later messages are dropped. */
+  private refusedBinary = false;
   private onEarlyEnd: ((err: Error | undefined) => void) | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
@@ -140,8 +142,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
       const timer = setTimeout(() => {
         refused ??= `no WebSocket upgrade within ${connectMs} ms (the hello timeout)`;
         socket.terminate();
-      }, connectMs);
-      timer.unref();
+      }, connectMs); // not unref'd: start() awaits it (cleared at the upgrade or the end)
       socket.once('open', () => {
         clearTimeout(timer);
         this.opened = true;
@@ -160,9 +161,10 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
   }
 
   private attach(socket: WsSocket, receiver: (line: string) => void): void {
-    socket.on('message', (data: Buffer) => {
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (this.refusedBinary) return;
       this.alive();
-      // binaryType is nodebuffer: text and binary messages are one Buffer each.
+      if (isBinary) return this.refuseBinary(socket, data.length);
       const text = data.toString('utf8');
       if (!text.includes('\n')) {
         if (text !== '') receiver(text);
@@ -193,6 +195,18 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
         this.onEarlyEnd?.(this.earlyError);
       }
     });
+  }
+
+  /**
+   * The protocol is one text message per frame (`zot-ext serve` refuses binary the same way): the
+   * connection is closed with 1003, the peer's exit for the host, and the log says why.
+   */
+  private refuseBinary(socket: WsSocket, bytes: number): void {
+    this.refusedBinary = true;
+    void this.options.log.write(`${this.options.name} sent a binary message (${bytes} bytes); the protocol is one text message per frame: closing the connection with 1003`);
+    socket.close(1003, 'binary messages are not accepted');
+    // A peer that does not answer the close is dropped (not awaited: the close event ends it).
+    setTimeout(() => socket.terminate(), this.options.killMs ?? 1000).unref();
   }
 
   private ping(): void {

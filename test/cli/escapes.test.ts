@@ -17,10 +17,19 @@ describe('zot-ext strips terminal control sequences from what extensions send', 
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(CONTROL);
     expect(r.stderr).not.toMatch(CONTROL);
-    expect(r.stdout).toContain('[escapes] info: note end');
+    // A note is one line: its carriage return shows escaped.
+    expect(r.stdout).toContain('[escapes] info: note \\rend');
     expect(r.stdout).toContain('│ line green');
     expect(r.stdout).toContain('[escapes] esc_tool: result end');
     expect(r.stdout).toContain('/esc  [escapes] desc ');
+  });
+
+  it('run: a note is one line (newlines and CR escaped), continuation lines of a text are indented, bidi controls escaped', async () => {
+    const r = await runCli(['run', escapes, '--home', sandbox.home, '--cwd', sandbox.project], { input: '/forge\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('[escapes] info: fine\\n[guard] error: forged\\r[x] \\u{202e}exe.txt\n[escapes] display: one\n  [guard] error: forged display\n');
+    // No line the extension wrote starts like one of the host's.
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('[guard]'))).toEqual([]);
   });
 
   it('logs and doctor', async () => {

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { fixture, readJson } from '../helpers/fixtures.js';
+import { startSilentTcp } from '../helpers/ws-peer.js';
 import { runCli, useCliSandbox } from './cli.js';
 
 const sandbox = useCliSandbox('zot-cli-');
@@ -80,7 +81,7 @@ describe('install', { timeout: 30_000 }, () => {
   it('shallow-clones a local git repository given as a file:// URL', async () => {
     const repo = gitRepo(fixture('extensions/hello-sh'));
     const r = await cli('install', pathToFileURL(repo).href);
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(`cloning ${pathToFileURL(repo).href} ...\n`);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('installed hello-sh 1.0.0 (global)');
     expect(statSync(path.join(globalDir('hello-sh'), 'hello.sh')).mode & 0o111).not.toBe(0);
@@ -173,6 +174,38 @@ describe('install', { timeout: 30_000 }, () => {
     const url = await cli('install', 'ftp://example.com/x');
     expect(url.code).toBe(2);
     expect(url.stderr).toContain('cannot install from a ftp:// URL');
+  });
+});
+
+describe('install from git: progress and a deadline', { timeout: 30_000 }, () => {
+  it('says what it clones, credentials masked', async () => {
+    const repo = gitRepo(fixture('extensions/hello-sh'));
+    const r = await cli('install', pathToFileURL(repo).href);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`cloning ${pathToFileURL(repo).href} ...\n`);
+    const secret = await cli('install', 'http://user:s3cret@127.0.0.1:9/repo.git', '--timeout', '5000');
+    expect(secret.code).toBe(1);
+    expect(secret.stderr).not.toContain('s3cret');
+    expect(secret.stderr).toContain('cloning http://***:***@127.0.0.1:9/repo.git ...');
+  });
+
+  it('a clone that hangs fails at --timeout, leaving nothing behind', async () => {
+    const silent = await startSilentTcp();
+    try {
+      const url = silent.url.replace('ws://', 'http://') + 'repo.git';
+      const r = await cli('install', url, '--timeout', '500');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`zot-ext: error: git clone ${url} did not finish within 500 ms (--timeout); nothing was installed\n`);
+      expect(leftovers(path.join(sandbox.home, 'extensions'))).toEqual([]);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('refuses a --timeout that is not a whole number above 0', async () => {
+    const r = await cli('install', 'https://example.com/x.git', '--timeout', '0');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--timeout needs a whole number of milliseconds above 0');
   });
 });
 

@@ -44,6 +44,8 @@ async function serveChild(child: () => ChildHandle, extra: Partial<ConstructorPa
     dir: '/srv/fake',
     spawn: () => Promise.resolve(child()),
     maxConnections: 4,
+    handshakeMs: 5000,
+    allowedOrigins: [],
     maxFrameBytes: 4 * MiB,
     killGraceMs: 100,
     keepAliveMs: 0,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalSafe, terminalSafeStyled } from '../../src/cli/terminal-safe.js';
+import { indentedBlock, oneLine, terminalSafe, terminalSafeStyled } from '../../src/cli/terminal-safe.js';
 
 describe('terminalSafe', () => {
   it.each([
@@ -27,5 +27,17 @@ describe('terminalSafe', () => {
 
   it('terminalSafeStyled keeps colour and style only', () => {
     expect(terminalSafeStyled('a\x1b[1;31mred\x1b[0m\x1b]0;t\x07\x1b[2J')).toBe('a\x1b[1;31mred\x1b[0m');
+  });
+});
+
+describe('oneLine and indentedBlock', () => {
+  it('oneLine escapes newline, CR and bidi controls, and strips sequences line by line', () => {
+    expect(oneLine('a\n[guard] error: x\r\u202Eexe.txt\u2066')).toBe('a\\n[guard] error: x\\r\\u{202e}exe.txt\\u{2066}');
+    expect(oneLine('a\x1b]0;t\nb')).toBe('a\\nb');
+    expect(oneLine('plain ✓ \u200f')).toBe('plain ✓ \u200f');
+  });
+
+  it('indentedBlock indents every later line and escapes bidi controls', () => {
+    expect(indentedBlock('one\n[guard] error\n\u202Ethree')).toBe('one\n  [guard] error\n  \\u{202e}three');
   });
 });

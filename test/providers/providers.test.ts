@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ToolInfo, type ToolResult, toAnthropicToolResult, toAnthropicTools, toOpenAIToolResult, toOpenAITools } from '../../src/index.js';
+import { ExtensionHostError, type ToolInfo, type ToolResult, toAnthropicToolResult, toAnthropicTools, toOpenAIToolResult, toOpenAITools } from '../../src/index.js';
 import { ROOT } from '../helpers/fixtures.js';
 
 const weather: ToolInfo = {
@@ -158,6 +158,28 @@ describe('toOpenAIToolResult: responses', () => {
       { type: 'input_text', text: 'Error:' },
       { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
     ]);
+  });
+});
+
+describe('OpenAI options from JavaScript', () => {
+  // Untyped callers (JavaScript, `any`) get a typed INVALID_ARGUMENT naming the option, never a raw TypeError.
+  const untyped = (value: unknown) => value as { api: 'chat' };
+  it.each([
+    ['no options', undefined],
+    ['null', null],
+    ['no api', {}],
+    ['an unknown api', { api: 'completions' }],
+  ])('toOpenAIToolResult and toOpenAITools with %s: INVALID_ARGUMENT', (_what, options) => {
+    for (const call of [() => toOpenAIToolResult('call_1', result([{ type: 'text', text: 'a' }]), untyped(options)), () => toOpenAITools([weather], untyped(options))]) {
+      let thrown: unknown;
+      try {
+        call();
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(ExtensionHostError);
+      expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(`options.api must be 'chat' or 'responses'`) as unknown });
+    }
   });
 });
 

@@ -53,6 +53,23 @@ describe('a remote extension that fails', () => {
     expect(host.tools()).toEqual([]);
   });
 
+  it('a binary message ends it: ws closes with 1003, the pending call settles, the log names the extension', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: scripted('binary') });
+    const host = await started(server.url);
+    const connection = await server.connection();
+    const call = host.callTool('wait', {});
+    const request = await connection.next('tool_call');
+    // A text frame's content, sent as a binary message: the protocol is one text message per frame.
+    connection.socket.send(Buffer.from(JSON.stringify({ type: 'tool_result', id: request.id, content: [{ type: 'text', text: 'as binary' }] })), { binary: true });
+    expect(await call).toMatchObject({ isError: true, failure: { code: 'PROCESS_EXITED' } });
+    expect(await connection.closed).toEqual({ code: 1003, reason: 'binary messages are not accepted' });
+    const name = `127.0.0.1-${server.port}-ext`;
+    const log = readFileSync(host.extensions()[0]!.logPath, 'utf8');
+    expect(log).toContain(`${name} sent a binary message (`);
+    expect(log).toContain('the protocol is one text message per frame: closing the connection with 1003');
+    expect(host.tools()).toEqual([]);
+  });
+
   it('the server gone mid-call: every pending call settles at once with PROCESS_EXITED, registrations removed', { timeout: TEST_MS }, async () => {
     const server = await peer({ onConnection: scripted('dies') });
     const host = await started(server.url);

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
-import { DiagnosticCode, type DiscoveryDiagnostic } from '../../manifest/index.js';
+import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { nullForUndefined } from './list.js';
+import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 type Diagnostic = HostDiagnostic | DiscoveryDiagnostic;
@@ -19,11 +20,13 @@ export const doctor: Command = {
     '(exit status or signal, log path), ready vs auto-ready and how long each took, registered',
     'commands and tools, registration conflicts, warnings, and each stderr log path. Everything it',
     'started is stopped before it exits. Exit code 1 when any extension failed or has an invalid',
-    'manifest.',
+    'manifest; with --strict also when there is any warning (a project extension shadowing a global',
+    'one of its name is not a warning).',
   ].join('\n'),
   options: {
     json: { type: 'boolean', description: 'print the report as JSON' },
     'no-discover': { type: 'boolean', description: 'load only the given paths' },
+    strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, ...)' },
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -42,19 +45,26 @@ export const doctor: Command = {
     const known = [...infos.map((i) => i.dir), ...report.skipped.map((s) => s.dir)];
     const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots, explicit);
     const failed = infos.filter((i) => i.state !== 'ready');
-    const ok = failed.length === 0 && invalid.length === 0;
+    const strict = ctx.values.strict === true;
+    const warningCount = countWarnings(report) + warnings.length;
+    const ok = failed.length === 0 && invalid.length === 0 && (!strict || warningCount === 0);
 
     if (ctx.values.json === true) {
-      ctx.out.line(JSON.stringify(toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), nullForUndefined, 2));
-    } else printReport(ctx, host.logDir, report, infos, invalid);
+      ctx.out.line(JSON.stringify({ ...toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), strict, warningCount }, nullForUndefined, 2));
+    } else {
+      printReport(ctx, host.logDir, report, infos, invalid);
+      if (strict && warningCount > 0) ctx.out.line(`--strict: ${warningCount} warning${warningCount === 1 ? '' : 's'}`);
+    }
     return ok ? 0 : 1;
   },
 };
 
-const DISCOVERY_CODES: ReadonlySet<string> = new Set(Object.values(DiagnosticCode));
-
-function isDiscovery(d: Diagnostic): d is DiscoveryDiagnostic {
-  return DISCOVERY_CODES.has(d.code);
+/**
+ * Warnings for --strict: every warning diagnostic (conflicts included) and warning event, but a
+ * shadowed extension (a project one overriding a global one of its name is what scopes are for).
+ */
+function countWarnings(report: StartReport): number {
+  return report.diagnostics.filter((d) => d.severity === 'warning' && !(isDiscovery(d) && d.code === 'SHADOWED')).length;
 }
 
 function readyText(info: ExtensionInfo): string {
@@ -97,7 +107,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     if (info.state === 'ready') out.line(`${ok} ${head} ${readyText(info)}`);
     else {
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
-      out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(info.error?.message ?? info.state)}`);
+      out.line(`${bad} ${head} ${out.style('red', what)}: ${safe(errorOf(info, report).message)}`);
     }
     if (info.url !== undefined) {
       out.line(`    url: ${safe(info.url)}`);
@@ -132,7 +142,8 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   }
 
   const count = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);
-  const failed = infos.filter((i) => i.state === 'failed').length;
+  // Still starting (no hello yet) when doctor stopped it: failed, as HELLO_TIMEOUT.
+  const failed = infos.filter((i) => i.state !== 'ready' && i.state !== 'exited').length;
   const exited = infos.filter((i) => i.state === 'exited').length;
   const summary = [
     ...count(infos.filter((i) => i.state === 'ready').length, 'ready'),
@@ -146,9 +157,25 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   out.line(`${summary.length === 0 ? 'no extensions found' : summary.join(', ')} (${report.ms} ms)`);
 }
 
+/**
+ * Why an extension is not ready: its error, or for one still starting when start() returned (no
+ * hello within the hello timeout) a HELLO_TIMEOUT naming its log.
+ */
+function errorOf(info: ExtensionInfo, report: StartReport): { code: string; message: string; exitCode?: number | null | undefined; signal?: NodeJS.Signals | null | undefined } {
+  if (info.error !== undefined) return info.error;
+  if (info.state === 'starting') {
+    return { code: 'HELLO_TIMEOUT', message: `${noHelloYet(report.ms)}; it was still starting when doctor stopped it; see ${info.logPath}` };
+  }
+  return { code: info.state, message: info.state };
+}
+
 function shadowText(report: StartReport, name: string, dir: string): string {
   const d = report.diagnostics.find((x) => isDiscovery(x) && (x.code === 'SHADOWED' || x.code === 'DUPLICATE_NAME') && x.extension === name && x.path.startsWith(dir + path.sep));
   return d === undefined ? 'shadowed' : `shadowed (${d.message.split(';')[0]})`;
+}
+
+function errorJson(e: ReturnType<typeof errorOf>) {
+  return { code: e.code, message: e.message, exitCode: e.exitCode, signal: e.signal };
 }
 
 function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[], warnings: HostWarning[], ok: boolean) {
@@ -174,7 +201,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       commands: i.commands,
       tools: i.tools,
       subscriptions: i.subscriptions,
-      error: i.error === undefined ? undefined : { code: i.error.code, message: i.error.message, exitCode: i.error.exitCode, signal: i.error.signal },
+      error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
     })),
     skipped: report.skipped,
     invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),

@@ -2,12 +2,18 @@ import { chmod, lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { ManifestDiscovery } from '../../manifest/index.js';
+import { redactUrl } from '../../manifest/remote.js';
+import type { OptionValues } from '../args.js';
+import { nameKey } from '../../manifest/limits.js';
 import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope } from '../context.js';
 import { isInside } from '../../manifest/fs-utils.js';
 import { copyTree } from '../copy-tree.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { classifySource, gitClone } from '../git.js';
 import { entryFor } from '../installed.js';
+
+/** `install --timeout` when not given: a clone that takes longer is ended. */
+const DEFAULT_CLONE_MS = 120_000;
 
 export const install: Command = {
   name: 'install',
@@ -25,17 +31,21 @@ export const install: Command = {
   options: {
     project: { type: 'boolean', description: 'install into the project (<cwd>/.<app>/extensions)' },
     force: { type: 'boolean', description: 'replace an installed extension of the same name' },
+    timeout: { type: 'string', value: 'ms', description: `deadline of a git clone (default: ${DEFAULT_CLONE_MS})` },
   },
   async run(ctx) {
     expectArgs(ctx, install, 1, 1);
+    const timeoutMs = cloneTimeout(ctx.values.timeout);
     const scope: Scope = ctx.values.project === true ? 'project' : 'global';
     const discovery = discoveryFor(ctx);
     const root = scope === 'project' ? discovery.projectRoot : discovery.globalRoot;
     const given = ctx.args[0]!;
     const source = await classifySource(given, ctx.io.cwd);
-    await mkdir(root, { recursive: true });
+    const created = await mkdir(root, { recursive: true });
     const realRoot = await realpath(root);
     if (source.kind === 'path' && isInside(await realpath(source.path), realRoot)) {
+      // `install . --project` inside the extension: nothing is left behind (the root was made just now).
+      if (created !== undefined) await rm(created, { recursive: true, force: true });
       throw new CliError(CliErrorCode.USAGE, `${source.path} contains the extensions directory ${root}; give the extension's own directory`);
     }
 
@@ -43,7 +53,7 @@ export const install: Command = {
     const staging = await mkdtemp(path.join(realRoot, '.install-'));
     try {
       const warn = (m: string) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`);
-      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn);
+      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn, timeoutMs);
       else await copyTree(source.path, staging, warn);
       const installed = await validate(ctx, staging, given);
       const target = path.join(realRoot, installed.name);
@@ -58,15 +68,24 @@ export const install: Command = {
   },
 };
 
+function cloneTimeout(value: OptionValues[string]): number {
+  if (value === undefined) return DEFAULT_CLONE_MS;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) === 0) {
+    throw new CliError(CliErrorCode.USAGE, `--timeout needs a whole number of milliseconds above 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
 /**
  * Clones outside the extensions directory, then copies the tree like a local install: symlinks that
  * leave it are dropped (a repository may carry a link to ~/.ssh); `.git` is kept.
  */
-async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void): Promise<void> {
+async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void, timeoutMs: number): Promise<void> {
   const clone = await mkdtemp(path.join(os.tmpdir(), 'zot-ext-clone-'));
   try {
     const tree = path.join(clone, 'tree');
-    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal });
+    ctx.err.line(`cloning ${redactUrl(url)} ...`);
+    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal, timeoutMs });
     await copyTree(tree, staging, warn);
     await chmod(staging, 0o755); // mkdtemp made it private
   } finally {
@@ -87,17 +106,26 @@ async function validate(ctx: CommandContext, staging: string, given: string): Pr
         : first.message.replaceAll(staging + path.sep, '').replaceAll(staging, given);
     throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension: ${why}; nothing was installed`);
   }
+  if (ext.name.startsWith('.')) {
+    throw new CliError(
+      CliErrorCode.INVALID,
+      `${given} is not a valid extension: its name ${JSON.stringify(ext.name)} starts with "." and discovery never loads a directory of that name; rename it in extension.json; nothing was installed`,
+    );
+  }
   return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };
 }
 
-/** Moves the staged tree to `target`, replacing same-named extensions of the scope only with --force. */
+/**
+ * Moves the staged tree to `target`, replacing same-named extensions of the scope only with --force.
+ * Same-named as discovery counts it (nameKey: NFC, case-folded): `Weather` would shadow `weather`.
+ */
 async function replaceExisting(ctx: CommandContext, scope: Scope, name: string, target: string, staging: string): Promise<void> {
   const { extensions } = await discoveryFor(ctx).discover();
   const root = path.dirname(target);
   // Root entries, not real directories: a symlinked extension is replaced by moving the link only.
   const sameName: string[] = [];
   for (const ext of extensions) {
-    if (ext.source === scope && ext.name === name) sameName.push((await entryFor(root, ext.dir))?.entry ?? ext.dir);
+    if (ext.source === scope && nameKey(ext.name) === nameKey(name)) sameName.push((await entryFor(root, ext.dir))?.entry ?? ext.dir);
   }
   const occupied = await lstat(target).then(
     () => true,

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../args.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -59,7 +60,7 @@ export const logs: Command = {
   },
 };
 
-function parseCount(value: string | boolean | undefined): number | undefined {
+function parseCount(value: OptionValues[string]): number | undefined {
   if (typeof value !== 'string') return undefined;
   if (!/^\d+$/.test(value)) throw new CliError(CliErrorCode.USAGE, `--lines needs a whole number, got ${JSON.stringify(value)}`);
   return Number(value);

@@ -1,3 +1,4 @@
+import type { OptionValues } from '../args.js';
 import { emitKeypressEvents, createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
@@ -8,7 +9,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
 import { Screen } from '../run/screen.js';
-import { terminalSafe as safe } from '../terminal-safe.js';
+import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
+import { isDiscoveryDiagnostic, noHelloYet } from '../start-problems.js';
 
 const ESCAPE_MS = 50;
 
@@ -25,7 +27,8 @@ export const run: Command = {
     'Piped (not a TTY), every line runs in order and panels print every frame; use :key and :close',
     'to drive them. On a TTY, arrow keys, Enter, Tab and typed characters go to the focused panel;',
     'Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
-    'Exit code 1 when an extension failed to load (or a path does not exist) or an input line failed.',
+    'Exit code 1 when an extension failed to load (or a path does not exist) or, piped, an input',
+    'line failed.',
   ].join('\n'),
   options: {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
@@ -43,14 +46,15 @@ export const run: Command = {
       const report = await host.start();
       const loadFailed = printLoaded(ctx, host, report);
       if (!ctx.signal.aborted) await (tty ? interactive(ctx, repl, screen) : piped(ctx, repl));
-      return loadFailed || repl.failures > 0 ? 1 : 0;
+      // A script of lines is a test (a failed line fails it); at a terminal, a typo was answered already.
+      return loadFailed || (!tty && repl.failures > 0) ? 1 : 0;
     } finally {
       await host.stop();
     }
   },
 };
 
-function callTimeout(value: string | boolean | undefined): number | undefined {
+function callTimeout(value: OptionValues[string]): number | undefined {
   if (typeof value !== 'string') return undefined;
   if (!/^\d+$/.test(value) || Number(value) === 0) {
     throw new CliError(CliErrorCode.USAGE, `--timeout needs a whole number of milliseconds above 0, got ${JSON.stringify(value)}`);
@@ -73,13 +77,27 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
     ];
     err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
+    // Its start-time warnings (a refused tool name, garbage on stdout), as doctor shows them.
+    for (const d of report.diagnostics) {
+      if (d.severity === 'warning' && d.extension === info.name && !isDiscoveryDiagnostic(d)) err.line(`    ${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
+    }
   }
   for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  // No hello within the hello timeout: start() went on without them (they may join later).
+  for (const s of report.starting) {
+    const info = host.extensions().find((i) => i.name === s.name && i.source === s.source);
+    const head = `${s.name}${info?.version === undefined ? '' : ` ${info.version}`} (${s.source})`;
+    err.line(`${err.style('yellow', 'starting')} ${safe(`${head}: ${noHelloYet(report.ms)}; it may still join; log: ${s.logPath}`)}`);
+  }
   // Error diagnostics are extensions that never got to start (a missing path, a broken manifest).
   const errors = report.diagnostics.filter((d) => d.severity === 'error');
   for (const d of errors) err.line(`${err.style('red', 'error')}: ${safe(d.message)}`);
+  const ready = new Set(host.extensions().filter((i) => i.state === 'ready').map((i) => i.name));
+  for (const d of report.diagnostics) {
+    if (d.severity === 'warning' && (isDiscoveryDiagnostic(d) || d.extension === undefined || !ready.has(d.extension))) err.line(`${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
+  }
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
-  return report.failed.length > 0 || errors.length > 0;
+  return report.failed.length > 0 || report.starting.length > 0 || errors.length > 0;
 }
 
 /** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */

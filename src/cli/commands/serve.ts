@@ -1,18 +1,23 @@
+import type { OptionValues } from '../args.js';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
+import { redactUrl } from '../../manifest/remote.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
 import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { DEFAULT_LISTEN, parseListen, wsUrl } from '../serve/listen.js';
-import { ExtensionServer } from '../serve/server.js';
+import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
 /** `--max-connections` when not given. */
 export const DEFAULT_MAX_CONNECTIONS = 32;
 /** `--keepalive` when not given, in ms. */
 export const DEFAULT_KEEPALIVE_MS = 30_000;
+/** `--handshake-timeout` when not given, in ms: from the TCP connect to the completed upgrade. */
+export const DEFAULT_HANDSHAKE_MS = 5000;
 /** Grace after SIGTERM before SIGKILL, as the host gives its extensions. */
 const KILL_GRACE_MS = 1000;
 
@@ -31,12 +36,19 @@ export const serve: Command = {
     'every process. The first stdout line is "listening ws://HOST:PORT" (the real port for port 0);',
     'connections, exits, closes and the extension\'s stderr (prefixed [name #n]) go to stderr.',
     'ws:// is unencrypted: off loopback, put it behind TLS (wss://) or a tunnel, and use --token-env.',
+    'Listening off loopback without --token-env is refused unless --insecure is given. An upgrade',
+    'that carries an Origin header (a web page; hosts send none) gets 403 unless --allow-origin lists',
+    'it. Unfinished handshakes count against --max-connections (a new connection drops the oldest',
+    'one) and are dropped after --handshake-timeout.',
   ].join('\n'),
   options: {
     listen: { type: 'string', value: 'host:port', description: `address to listen on; port 0 picks a free one (default: ${DEFAULT_LISTEN})` },
     'token-env': { type: 'string', value: 'VAR', description: 'require "Authorization: Bearer <value of $VAR>"; others get HTTP 401, no process starts' },
     'max-connections': { type: 'string', value: 'n', description: `connections (processes) open at once; more get HTTP 503 (default: ${DEFAULT_MAX_CONNECTIONS})` },
     keepalive: { type: 'string', value: 'ms', description: `ping interval; a peer silent for a whole interval is dropped, 0 disables (default: ${DEFAULT_KEEPALIVE_MS})` },
+    'allow-origin': { type: 'string', value: 'origin', multiple: true, description: 'let web pages of this origin (scheme://host[:port]) connect; others with an Origin get HTTP 403' },
+    'handshake-timeout': { type: 'string', value: 'ms', description: `time from connect to a completed upgrade; slower ones are dropped (default: ${DEFAULT_HANDSHAKE_MS})` },
+    insecure: { type: 'boolean', description: 'allow listening off loopback without --token-env (anyone who can reach it can start the extension)' },
   },
   async run(ctx) {
     expectArgs(ctx, serve, 1, 1);
@@ -45,12 +57,25 @@ export const serve: Command = {
     const token = tokenVar === undefined ? undefined : tokenFrom(ctx, tokenVar);
     const maxConnections = wholeNumber(ctx.values['max-connections'], '--max-connections', DEFAULT_MAX_CONNECTIONS, 1);
     const keepAliveMs = wholeNumber(ctx.values.keepalive, '--keepalive', DEFAULT_KEEPALIVE_MS, 0);
+    const handshakeMs = wholeNumber(ctx.values['handshake-timeout'], '--handshake-timeout', DEFAULT_HANDSHAKE_MS, 1);
+    const allowedOrigins = origins(ctx.values['allow-origin']);
+    const insecure = ctx.values.insecure === true;
+    const shownListen = typeof ctx.values.listen === 'string' ? ctx.values.listen : DEFAULT_LISTEN;
+    if (!isLoopback(listen.host) && token === undefined && !insecure) {
+      throw new CliError(
+        CliErrorCode.USAGE,
+        `--listen ${shownListen} is not a loopback address: anyone who can reach it could start the extension; add --token-env VAR (clients then need Authorization: Bearer <$VAR>), or --insecure to serve without a token`,
+      );
+    }
     const ext = await loadExtension(ctx, path.resolve(ctx.io.cwd, ctx.args[0]!));
     // The token is for the server: the extension never sees it.
     const env = { ...ctx.io.env };
     if (tokenVar !== undefined) delete env[tokenVar];
     await loadSpawn();
     const log = (line: string) => ctx.err.line(`zot-ext serve: ${line}`);
+    if (!isLoopback(listen.host) && token === undefined) {
+      log(`${ctx.err.style('yellow', 'warning')}: serving on ${listen.host} without --token-env (--insecure): anyone who can reach it can start the extension`);
+    }
     const server = new ExtensionServer({
       host: listen.host,
       port: listen.port,
@@ -59,6 +84,8 @@ export const serve: Command = {
       spawn: () => spawnChild({ command: ext.command, args: ext.args, cwd: ext.dir, env, stderrFd: 'pipe' }),
       token,
       maxConnections,
+      handshakeMs,
+      allowedOrigins,
       maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
       killGraceMs: KILL_GRACE_MS,
       keepAliveMs,
@@ -96,7 +123,27 @@ function tokenFrom(ctx: CommandContext, name: string): string {
   return value;
 }
 
-function wholeNumber(value: string | boolean | undefined, option: string, fallback: number, min: number): number {
+/** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/** `--allow-origin` values, each a bare origin, as browsers send them. */
+function origins(value: OptionValues[string]): string[] {
+  const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  return given.map((o) => {
+    const origin = normalOrigin(o);
+    if (origin === undefined) {
+      throw new CliError(CliErrorCode.USAGE, `--allow-origin ${JSON.stringify(o)} is not an origin; give scheme://host[:port], e.g. https://app.example or http://localhost:3000`);
+    }
+    return origin;
+  });
+}
+
+function wholeNumber(value: OptionValues[string], option: string, fallback: number, min: number): number {
   if (typeof value !== 'string') return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number of at least ${min}, got ${JSON.stringify(value)}`);
   return Number(value);
@@ -120,7 +167,11 @@ async function loadExtension(ctx: CommandContext, dir: string): Promise<Served> 
   }
   if (ext.kind !== 'process') throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} has no "exec" (a ${ext.kind} bundle): nothing to serve`);
   if (!ext.enabled) throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} is disabled ("enabled": false); zot-ext enable it first`);
-  const exec = ext.manifest.exec!;
+  const exec = ext.manifest.exec;
+  if (exec === undefined) {
+    const url = ext.manifest.url === undefined ? '' : ` ("url": ${redactUrl(ext.manifest.url)})`;
+    throw new CliError(CliErrorCode.INVALID, `${ext.manifestPath}: ${ext.name} is a remote extension${url}, already served over WebSocket; serve the directory of a stdio extension (one with "exec")`);
+  }
   const { command, onPath } = resolveExec(exec, ext.dir);
   if (!onPath) {
     const problem = await checkExecutable(command);

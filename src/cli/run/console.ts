@@ -3,7 +3,7 @@
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
-import { terminalSafe as safe } from '../terminal-safe.js';
+import { indentedBlock as block, oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import type { Screen } from './screen.js';
 
 const HELP_ROWS: readonly (readonly [string, string])[] = [
@@ -79,11 +79,12 @@ export class RunConsole {
 
   readonly callbacks: HostCallbacks = {
     // Every string from an extension goes through safe(): no escape sequence reaches the terminal.
-    prompt: (a) => this.screen.print(`[${safe(a.extension)}] prompt: ${safe(a.text)}`),
-    insert: (a) => this.screen.print(`[${safe(a.extension)}] insert: ${safe(a.text)}`),
-    display: (a) => this.screen.print(`[${safe(a.extension)}] display: ${safe(a.text)}`),
-    submit: (a) => this.screen.print(`[${safe(a.extension)}] submit: ${safe(a.text)}`),
-    notify: (n) => this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${safe(n.message)}`),
+    // A note is one line; a text's later lines are indented: nothing an extension sends starts a line.
+    prompt: (a) => this.screen.print(`[${safe(a.extension)}] prompt: ${block(a.text)}`),
+    insert: (a) => this.screen.print(`[${safe(a.extension)}] insert: ${block(a.text)}`),
+    display: (a) => this.screen.print(`[${safe(a.extension)}] display: ${block(a.text)}`),
+    submit: (a) => this.screen.print(`[${safe(a.extension)}] submit: ${block(a.text)}`),
+    notify: (n) => this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${oneLine(n.message)}`),
     clearNotes: (o) => this.screen.print(`[${safe(o.extension)}] notes cleared`),
     openPanel: (p) => {
       const i = this.indexOf(p);
@@ -140,8 +141,8 @@ export class RunConsole {
   /** Resolves at the panel's next render or close, or after keyWaitMs. */
   private nextPanelFrame(panel: PanelRef): Promise<void> {
     return new Promise((resolve) => {
+      // Not unref'd: the script awaits it (at most keyWaitMs).
       const timer = setTimeout(done, this.keyWaitMs);
-      timer.unref();
       const key = waiterKey(panel);
       const waiters = this.panelWaiters.get(key) ?? new Set();
       this.panelWaiters.set(key, waiters);
@@ -231,7 +232,7 @@ export class RunConsole {
     const label = result.isError ? this.screen.out.style('red', `${safe(name)} error`) : safe(name);
     const blocks = result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}, ${Buffer.from(b.data, 'base64').length} bytes]`));
     const body = blocks.length === 0 ? '(no content)' : blocks.join('\n');
-    this.screen.print(`[${safe(result.extension ?? '')}] ${label}: ${safe(body)}`);
+    this.screen.print(`[${safe(result.extension ?? '')}] ${label}: ${block(body)}`);
     if (result.activatedTools.length > 0) this.screen.print(`[${safe(result.extension ?? '')}] activated tools: ${safe(result.activatedTools.join(', '))}`);
   }
 
@@ -342,5 +343,5 @@ const waiterKey = (panel: PanelRef): string => JSON.stringify([panel.extension, 
 /** `[ext] tool progress: message (progress/total)`: one updating line on a terminal (Screen.progress), plain lines otherwise. */
 export function progressLine(p: CallProgress): string {
   const count = p.progress === undefined ? '' : p.total === undefined ? ` (${p.progress})` : ` (${p.progress}/${p.total})`;
-  return `[${safe(p.extension)}] tool progress: ${safe(p.message ?? '')}${count}`.trimEnd();
+  return `[${safe(p.extension)}] tool progress: ${oneLine(p.message ?? '')}${count}`.trimEnd();
 }

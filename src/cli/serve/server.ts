@@ -1,8 +1,8 @@
-// The WebSocket server of `zot-ext serve`: authenticates and counts upgrades (refused with an HTTP
-// status before any process starts), gives each accepted socket its own Bridge, pings the peers,
-// and stops everything it started.
+// The WebSocket server of `zot-ext serve`: checks the Origin and the token and counts upgrades
+// (refused with an HTTP status before any process starts), bounds unfinished handshakes, gives each
+// accepted socket its own Bridge, pings the peers, and stops everything it started.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ChildHandle } from '../../transport/child.js';
@@ -21,8 +21,18 @@ export interface ExtensionServerOptions {
   spawn: () => Promise<ChildHandle>;
   /** Required as `Authorization: Bearer <token>` when set. */
   token?: string | undefined;
-  /** Open connections (each with its process) at most; more upgrades get 503. */
+  /**
+   * Connections at most: open ones (each with its process) and unfinished handshakes together. A new
+   * TCP connection beyond it drops the oldest unfinished handshake; with none, its upgrade gets 503.
+   */
   maxConnections: number;
+  /** Time from the TCP connect to a completed WebSocket upgrade; a slower one is dropped. */
+  handshakeMs: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose pages may connect. An upgrade with an `Origin` header
+   * (sent by browsers, never by a host) is refused with 403 unless its origin is listed.
+   */
+  allowedOrigins: readonly string[];
   /** Largest message in, and largest stdout line out, in bytes. */
   maxFrameBytes: number;
   /** Grace after SIGTERM before SIGKILL. */
@@ -42,7 +52,8 @@ export class ExtensionServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly bridges = new Set<Bridge>();
-  private upgrading = 0;
+  /** TCP connections not yet upgraded (or refused), oldest first, each with its deadline. */
+  private readonly handshakes = new Map<Socket, NodeJS.Timeout>();
   private nextId = 1;
   private stopping: Promise<void> | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -53,6 +64,7 @@ export class ExtensionServer {
     this.http = createServer((_req, res) => {
       res.writeHead(426, { 'Content-Type': 'text/plain', Upgrade: 'websocket', Connection: 'close' }).end('zot-ext serve speaks WebSocket only\n');
     });
+    this.http.on('connection', (socket: Socket) => this.onConnection(socket));
     this.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
     this.http.on('clientError', (_err, socket) => socket.destroy());
   }
@@ -79,27 +91,62 @@ export class ExtensionServer {
     return this.bridges.size;
   }
 
+  /**
+   * Every TCP connection holds a slot from its connect until it is upgraded or closed, and has
+   * `handshakeMs` to get there: a client that opens connections and never finishes a request cannot
+   * hold the slots (or the file descriptors) that real clients need.
+   */
+  private onConnection(socket: Socket): void {
+    socket.on('error', () => undefined);
+    const { maxConnections, handshakeMs } = this.options;
+    if (this.bridges.size + this.handshakes.size >= maxConnections) {
+      // Room from the oldest unfinished handshake; with none, the slots are open connections and this
+      // request gets its 503 once it is read.
+      const oldest = this.handshakes.keys().next().value;
+      if (oldest !== undefined) {
+        this.logRefusal(`dropped an unfinished handshake from ${remoteOf(oldest)}: ${maxConnections} connections (--max-connections) and a new one came`);
+        this.dropHandshake(oldest);
+      }
+    }
+    const timer = setTimeout(() => {
+      this.logRefusal(`dropped ${remoteOf(socket)}: no WebSocket upgrade within ${handshakeMs} ms (--handshake-timeout)`);
+      this.dropHandshake(socket);
+    }, handshakeMs);
+    timer.unref();
+    this.handshakes.set(socket, timer);
+    socket.once('close', () => this.handshakeDone(socket));
+  }
+
+  private handshakeDone(socket: Socket): void {
+    clearTimeout(this.handshakes.get(socket));
+    this.handshakes.delete(socket);
+  }
+
+  private dropHandshake(socket: Socket): void {
+    this.handshakeDone(socket);
+    socket.destroy();
+  }
+
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => undefined);
-    const remote = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
+    const remote = remoteOf(req.socket);
     if (this.stopping !== undefined) return this.refuse(socket, remote, 503, 'the server is shutting down');
-    const { token, maxConnections } = this.options;
+    const { token, maxConnections, allowedOrigins } = this.options;
+    // A web page's WebSocket always carries its Origin; a host never sends one.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.includes(normalOrigin(origin) ?? origin)) {
+      return this.refuse(socket, remote, 403, `origin ${origin.slice(0, 200)} is not allowed (--allow-origin)`);
+    }
     if (token !== undefined && !hasBearer(req, token)) {
       const why = req.headers.authorization === undefined ? 'no Authorization header' : 'wrong token';
       return this.refuse(socket, remote, 401, why, { 'WWW-Authenticate': 'Bearer' });
     }
-    if (this.bridges.size + this.upgrading >= maxConnections) {
+    if (this.bridges.size >= maxConnections) {
       return this.refuse(socket, remote, 503, `${maxConnections} connections open (--max-connections)`);
     }
-    this.upgrading++;
-    let accepted = false;
-    // An upgrade ws rejects (a bad handshake) never calls back: the socket just closes.
-    socket.once('close', () => {
-      if (!accepted) this.upgrading--;
-    });
+    // The slot it holds as a handshake becomes its bridge's (an upgrade ws rejects just closes).
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      accepted = true;
-      this.upgrading--;
+      this.handshakeDone(req.socket);
       this.accept(ws, remote);
     });
   }
@@ -114,6 +161,8 @@ export class ExtensionServer {
   }
 
   private refuse(socket: Duplex, remote: string, status: number, why: string, headers: Record<string, string> = {}): void {
+    // Answered: it no longer holds a handshake slot (it closes within a second).
+    this.handshakeDone(socket as Socket);
     this.logRefusal(`refused ${remote}: ${status} ${why}`);
     const body = `${why}\n`;
     const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', 'Content-Type: text/plain', `Content-Length: ${Buffer.byteLength(body)}`];
@@ -144,6 +193,7 @@ export class ExtensionServer {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.keepAlive);
+      for (const socket of [...this.handshakes.keys()]) this.dropHandshake(socket);
       const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
       this.http.closeAllConnections();
       for (const bridge of this.bridges) bridge.stop();
@@ -151,4 +201,23 @@ export class ExtensionServer {
     })();
     return this.stopping;
   }
+}
+
+function remoteOf(socket: Socket): string {
+  return `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+}
+
+/**
+ * `scheme://host[:port]` as browsers send it in `Origin` (lower case, default port dropped), or
+ * undefined for anything that is not a bare origin (a path, query, fragment, credentials, `null`).
+ */
+export function normalOrigin(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  const bare = url.origin !== 'null' && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '' && !value.endsWith('#') && !value.endsWith('?');
+  return bare ? url.origin : undefined;
 }
