@@ -14,7 +14,7 @@ import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame
 import { monotonicMs } from '../clock.js';
 
 /** What the connection reports to its owner. */
-export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
+export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK' | 'CALLBACK_THREW';
 
 export interface ConnectionOptions {
   /** The extension's name, in every message. */
@@ -296,7 +296,13 @@ export class Connection implements WriterOptions {
       if (left <= watch.resetMs) watch.capped = true;
       this.timers.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
     }
-    watch.onProgress?.(frame);
+    // The embedder's callback runs inside the read loop: a throw must not escape into the stdout
+    // handler (a crash, or the lines after this one in the chunk lost).
+    try {
+      watch.onProgress?.(frame);
+    } catch (err) {
+      this.options.diagnose('CALLBACK_THREW', `callback onProgress threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
     return entry;
   }
 
@@ -330,7 +336,12 @@ export class Connection implements WriterOptions {
     const deadlines = this.deadlines;
     if (deadlines !== undefined) deadlines.release(entry);
     else entry.settled = true;
-    entry.extra?.cleanup?.();
+    // An embedder's signal-like object whose removeEventListener throws must not stop the settle.
+    try {
+      entry.extra?.cleanup?.();
+    } catch {
+      // The listener stays; it finds the request settled.
+    }
   }
 
   private onRequestTimeout(entry: Pending, timeoutMs: number): void {
