@@ -2,7 +2,7 @@
 // batching), composed with the handshake, the decoding of lines and the stop sequence.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
-import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
+import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
