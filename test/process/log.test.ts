@@ -23,6 +23,12 @@ describe('log file names', () => {
     expect(path.basename(logPathFor('/logs', 'a b'))).toMatch(/^ext-a_b~[0-9a-f]{10}\.log$/);
   });
 
+  it('keeps the exact file names of earlier versions (the first 10 hex digits of the name\'s SHA-256)', () => {
+    expect(safeLogName('a b')).toBe('a_b~c8687a08aa');
+    expect(safeLogName('.x')).toBe('_x~bb42e4c602');
+    expect(safeLogName('ünïcødé 名前 😀')).toBe('_n_c_d_______~e9649f98cc');
+  });
+
   it('never leaves the log dir, never starts with a dot, and is a function of the exact name', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), (a, b) => {
