@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExtensionLog, MAX_QUEUED_HOST_LINES, logPathFor, safeLogName } from '../../src/process/log.js';
+import { ExtensionLog, MAX_QUEUED_HOST_LINES, logPathFor, safeLogName } from '../../src/transport/log.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { hostKit, textOf } from '../helpers/host.js';
 import { waitUntil } from '../helpers/wait.js';
