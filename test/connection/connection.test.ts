@@ -269,17 +269,22 @@ describe('the end of a tick across connections', () => {
   });
 });
 
+/** An AbortSignal look-alike (AbortLike) whose listener methods are the given ones. */
+const signalLike = ({ add = () => undefined, remove = () => undefined }: { add?: () => void; remove?: () => void }) => ({
+  aborted: false,
+  reason: undefined,
+  addEventListener: add,
+  removeEventListener: remove,
+});
+
+const throws = (message: string) => (): never => {
+  throw new Error(message);
+};
+
 describe('a signal that cannot be listened to', () => {
   it('fails the request with INVALID_ARGUMENT, unsent, with its deadline released', async () => {
     h = await connectionHarness();
-    const signal = {
-      aborted: false,
-      reason: undefined,
-      addEventListener() {
-        throw new Error('no listeners here');
-      },
-      removeEventListener() {},
-    };
+    const signal = signalLike({ add: throws('no listeners here') });
     const before = vi.getTimerCount();
     const error = (await h.connection.request(call(), { timeoutMs: 100, signal }).catch((e: unknown) => e)) as ExtensionHostError;
     expect(error).toBeInstanceOf(ExtensionHostError);
@@ -300,14 +305,7 @@ describe('a signal that cannot be listened to', () => {
 describe('a signal whose removeEventListener throws', () => {
   it('cannot stop the answer from settling the request', async () => {
     h = await connectionHarness();
-    const signal = {
-      aborted: false,
-      reason: undefined,
-      addEventListener() {},
-      removeEventListener() {
-        throw new Error('no removing here');
-      },
-    };
+    const signal = signalLike({ remove: throws('no removing here') });
     const answered = outcome(h.connection.request(call(), { timeoutMs: 1000, signal }));
     await settleIo();
     h.answer(h.ext.requests('tool_call')[0]!);
