@@ -63,7 +63,7 @@ export interface CodecModule {
 
 let loading: Promise<CodecModule> | undefined;
 
-/** Loads the zod path (codec.ts, and with it zod) once; every call returns the same promise. */
+/** Loads the zod path (codec.ts, and with it zod) once, on first use (why: frame-check.ts); every call returns the same promise. */
 export function loadCodec(): Promise<CodecModule> {
   return (loading ??= import('./codec.js'));
 }
