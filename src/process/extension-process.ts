@@ -180,10 +180,16 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     const { gate } = this;
     const decoded = gate !== undefined ? gate.decode(line) : decodeLine(line, undefined);
     if (decoded === undefined) return;
-    if (!isLineProblem(decoded)) this.onFrame(decoded);
-    // The first line that needs the schemas: the gate holds it while they load.
-    else if (gate === undefined && needsCodec(decoded)) this.holdForCodec(line);
-    else this.onDecoded(decoded, line);
+    // A frame's handling reaches listeners and callbacks: whatever they throw must not escape into
+    // the stdout handler (a crash of the embedder, and the lines after this one in the chunk lost).
+    try {
+      if (!isLineProblem(decoded)) this.onFrame(decoded);
+      // The first line that needs the schemas: the gate holds it while they load.
+      else if (gate === undefined && needsCodec(decoded)) this.holdForCodec(line);
+      else this.onDecoded(decoded, line);
+    } catch (err) {
+      this.diagnose('CALLBACK_THREW', `handling a ${isLineProblem(decoded) ? 'line' : `${decoded.type} frame`} threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Internal (negotiation.ts): holds `line` until the schemas are loaded, unless they were tried already. */
