@@ -260,9 +260,11 @@ export class Connection implements WriterOwner {
   private settleEntry(entry: Pending, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
     this.pending.delete(entry.id);
     this.release(entry);
-    if (error !== undefined) fail(entry, error);
-    else if (frame!.type !== RESPONSE_TYPE[entry.request]) fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${RESPONSE_TYPE[entry.request]} with ${frame!.type}`));
-    else succeed(entry, frame!);
+    if (error === undefined && frame!.type !== RESPONSE_TYPE[entry.request]) {
+      deliver(entry, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${RESPONSE_TYPE[entry.request]} with ${frame!.type}`));
+    } else {
+      deliver(entry, frame, error);
+    }
     forget(entry);
   }
 
@@ -294,7 +296,7 @@ export class Connection implements WriterOwner {
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);
-      fail(entry, typeof error === 'function' ? error(entry) : error);
+      deliver(entry, undefined, typeof error === 'function' ? error(entry) : error);
       forget(entry);
     }
   }
@@ -423,32 +425,17 @@ function fireDeadline(connection: Connection, entry: Pending): void {
 }
 
 /**
- * The request resolves with its answer, or with what its mapper makes of it (called as methods: a
- * mapper may be a class instance). Applied here, when it settles: a caller that maps every outcome
- * (every tool call does) saves a promise per request.
+ * The request resolves with its answer or rejects with `error`, or resolves with what its mapper
+ * makes of either (called as methods: a mapper may be a class instance); a mapper that throws
+ * rejects it. Applied here, when it settles: a caller that maps every outcome (every tool call does)
+ * saves a promise per request.
  */
-function succeed(entry: Pending, frame: ExtensionFrame): void {
+function deliver(entry: Pending, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
   const { mapper } = entry;
-  if (mapper === undefined) {
-    entry.resolve(frame);
-    return;
-  }
   try {
-    entry.resolve(mapper.frame(frame));
-  } catch (err) {
-    entry.reject(err);
-  }
-}
-
-/** The request rejects with `error`, or resolves with what its mapper makes of it. */
-function fail(entry: Pending, error: ExtensionHostError): void {
-  const { mapper } = entry;
-  if (mapper === undefined) {
-    entry.reject(error);
-    return;
-  }
-  try {
-    entry.resolve(mapper.error(error));
+    if (error === undefined) entry.resolve(mapper === undefined ? frame : mapper.frame(frame!));
+    else if (mapper === undefined) entry.reject(error);
+    else entry.resolve(mapper.error(error));
   } catch (err) {
     entry.reject(err);
   }
