@@ -1,3 +1,5 @@
+import { CodedError } from './coded-error.js';
+
 /**
  * Every error the public API raises or reports is an `ExtensionHostError` with a string `code`.
  * A raw ZodError or a bare Error never escapes: unexpected failures are wrapped with `cause`.
@@ -58,17 +60,15 @@ export interface ExtensionHostErrorOptions {
   signal?: NodeJS.Signals | null | undefined;
 }
 
-export class ExtensionHostError extends Error {
+export class ExtensionHostError extends CodedError<ErrorCode> {
   override readonly name = 'ExtensionHostError';
-  readonly code: ErrorCode;
   readonly extension: string | undefined;
   readonly logPath: string | undefined;
   readonly exitCode: number | null | undefined;
   readonly signal: NodeJS.Signals | null | undefined;
 
   constructor(code: ErrorCode, message: string, options: ExtensionHostErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options.cause);
     this.extension = options.extension;
     this.logPath = options.logPath;
     this.exitCode = options.exitCode;

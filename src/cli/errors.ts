@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /** Why a CLI command failed. USAGE and AMBIGUOUS exit with 2 (fix the command line), the rest with 1. */
 export const CliErrorCode = {
   /** Unknown command or option, missing or extra argument. */
@@ -17,13 +19,11 @@ export const CliErrorCode = {
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
 
 /** A failure the CLI reports as one line; `message` says what to do. */
-export class CliError extends Error {
+export class CliError extends CodedError<CliErrorCode> {
   override readonly name = 'CliError';
-  readonly code: CliErrorCode;
 
   constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options?.cause);
   }
 
   /** The process exit code for this error. */

@@ -1,20 +1,19 @@
-// Framing, correlation and deadlines over any Transport: request ids, the pending requests,
-// per-request deadlines, settling everything at the end, and the bound of the outbound queue (the
-// writes themselves: writer.ts).
+// The request path over any Transport, top to bottom: a request gets an id, is encoded, waits in a
+// Map of pending requests with its own deadline timer, goes out with the tick's write (writer.ts),
+// and settles exactly once: with its answer, at its deadline, when aborted, when it cannot be
+// written, or when the connection ends (settle-all).
+import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { encodeRequest, requestLine } from '../protocol/encode.js';
+import { encodeFrame } from '../protocol/encode.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
-import { Deadlines } from './deadlines.js';
-import { PendingTable } from './pending-table.js';
-import { OutboundWriter, type WriterOptions } from './writer.js';
-import { fail, type Pending, type PendingExtra, progressWatch, type RequestFrame, type RequestOptions, type RequestType, RESPONSE_TYPE, type ResponseMapper, succeed } from './requests.js';
-import { monotonicMs } from '../clock.js';
+import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from './requests.js';
+import { OutboundWriter, type WriterOwner } from './writer.js';
 
 /** What the connection reports to its owner. */
-export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK';
+export type ConnectionDiagnostic = 'UNKNOWN_ID' | 'OUTBOUND_DROPPED' | 'STDIN_STUCK' | 'CALLBACK_THREW';
 
 export interface ConnectionOptions {
   /** The extension's name, in every message. */
@@ -36,8 +35,6 @@ export interface ConnectionOptions {
   disconnect(error: ExtensionHostError, reason: 'stdin_blocked'): void;
   /** True once the owner is done with the connection (disconnected or closed): the stuck watch then stays quiet. */
   isOver(): boolean;
-  /** Requests that follow answers go out in two writes (see OutboundWriter.enqueueRequest). @default more than one CPU is available */
-  splitAnswerBursts?: boolean | undefined;
   /** A `[host]` line in the extension's log. */
   log?(message: string): void;
   /**
@@ -51,51 +48,68 @@ export interface ConnectionOptions {
 /** How many cancelled ids are remembered, to tell their late answers from unknown ids. */
 export const MAX_CANCELLED_IDS = 256;
 
+/** The responses the host correlates by id, for the request frame type that asks for each. */
+const RESPONSE_TYPE: Record<RequestType, ExtensionFrame['type']> = {
+  command_invoked: 'command_response',
+  tool_call: 'tool_result',
+  event_intercept: 'event_intercept_response',
+};
+
+/** What a request does with its `progress` frames; only requests that asked have one. */
+interface ProgressWatch {
+  readonly onProgress: ((frame: ProgressFrame) => void) | undefined;
+  /** The deadline each progress frame restarts; undefined: progress does not touch the deadline. */
+  readonly resetMs: number | undefined;
+  /** The time (monotonicMs) past which no reset reaches, and its length. */
+  readonly until: number;
+  readonly maxTotalMs: number;
+  /** The current deadline is the total limit's, not a restarted one. */
+  capped: boolean;
+}
+
+/** One request waiting for its answer. */
+export interface Pending {
+  readonly id: string;
+  readonly request: RequestType;
+  /** The request as given (its `name`, for progress events). */
+  frame: RequestFrame<RequestType>;
+  /** The encoded request, to take it back from the queue while none of it is written. */
+  line: string;
+  /** Characters enqueued up to the end of this request: it is written once the writer's done count reaches it. */
+  readonly end: number;
+  readonly closesStdin: boolean;
+  watch: ProgressWatch | undefined;
+  mapper: ResponseMapper<ExtensionFrame, unknown> | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Its deadline: the timer, and the timeout it was set for (in the message). */
+  timer: NodeJS.Timeout | undefined;
+  timeoutMs: number;
+  /** Removes the abort listener. */
+  cleanup: (() => void) | undefined;
+}
+
 /** A progress frame's fate: delivered, for a request cancelled a moment ago (dropped quietly), or for no request. */
 export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
-const noop = (): void => undefined;
-
-/**
- * The request whose promise is being made: its executor, `capture`, runs inside the Promise
- * constructor at once. One shared executor instead of a closure per request, which would also
- * have V8 allocate every variable it captures on each call.
- */
-let capturing: Pending | undefined;
-
-function capture(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
-  capturing!.resolve = resolve;
-  capturing!.reject = reject;
-  capturing = undefined;
-}
-
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, when it cannot be written, or when the connection ends. */
-export class Connection implements WriterOptions {
-  /** Keyed by the request's number (see pending-table.ts for why not a Map). */
-  private readonly pending = new PendingTable<Pending>();
+export class Connection implements WriterOwner {
+  private readonly pending = new Map<string, Pending>();
   private seq = 0;
-  private readonly idPrefix: string;
-  /** `"<idPrefix>` as JSON, without the closing quote: request ids are appended to encoded frames. */
-  private readonly idJsonPrefix: string;
   private readonly writer: OutboundWriter;
-  /** Made by the first request with a deadline (an idle extension never has one). */
-  private deadlines: Deadlines<Pending> | undefined;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
-  /** The last MAX_CANCELLED_IDS cancelled ids, oldest first (only once a cancel was sent). */
-  private cancelled: Set<string> | undefined;
+  /** The last MAX_CANCELLED_IDS cancelled ids, oldest first. */
+  private readonly cancelled = new Set<string>();
 
   constructor(
     private readonly transport: Transport,
     private readonly options: ConnectionOptions,
   ) {
-    this.idPrefix = `${options.idPrefix}:`;
-    this.idJsonPrefix = JSON.stringify(this.idPrefix).slice(0, -1);
-    // The connection is the writer's options: no options object and no closures per connection.
     this.writer = new OutboundWriter(transport, this);
   }
 
-  // For the writer (WriterOptions).
+  // For the writer (WriterOwner).
   get stuckMs(): number {
     return this.options.stuckMs;
   }
@@ -108,23 +122,6 @@ export class Connection implements WriterOptions {
     return this.options.maxOutboundBytes;
   }
 
-  get splitAnswerBursts(): boolean | undefined {
-    return this.options.splitAnswerBursts;
-  }
-
-  onEndOfTick(): void {
-    this.deadlines?.endTick();
-  }
-
-  private get timers(): Deadlines<Pending> {
-    // The closure is made elsewhere: one capturing `this` here would have V8 allocate a context on every request.
-    return this.deadlines ?? this.makeDeadlines();
-  }
-
-  private makeDeadlines(): Deadlines<Pending> {
-    return (this.deadlines = new Deadlines<Pending>((entry, ms) => this.onRequestTimeout(entry, ms)));
-  }
-
   /** Characters waiting to be written. */
   get queuedChars(): number {
     return this.writer.queuedChars;
@@ -132,47 +129,23 @@ export class Connection implements WriterOptions {
 
   /** A request with this id waits for its answer. */
   has(id: string): boolean {
-    const seq = this.seqOf(id);
-    return seq !== undefined && this.pending.has(seq);
-  }
-
-  /** The number of the id `<idPrefix>:<seq>` this connection gave a request; undefined for any other string. */
-  private seqOf(id: string): number | undefined {
-    const prefix = this.idPrefix;
-    const from = prefix.length;
-    const length = id.length;
-    // 1 to 15 digits without a leading zero: exactly the strings `${prefix}${seq}` makes.
-    if (length <= from || length > from + 15 || !id.startsWith(prefix)) return undefined;
-    let seq = 0;
-    for (let i = from; i < length; i++) {
-      const digit = id.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9 || (digit === 0 && i === from)) return undefined;
-      seq = seq * 10 + digit;
-    }
-    return seq;
-  }
-
-  private idOf(entry: Pending): string {
-    return `${this.idPrefix}${entry.seq}`;
+    return this.pending.has(id);
   }
 
   /** Sends a request; resolves its response (or what `mapper` makes of the outcome). Never hangs past `timeoutMs`. */
   request(frame: RequestFrame<RequestType>, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> {
     const { name } = this.options;
-    const signal = options?.signal;
-    const timeoutMs = options?.timeoutMs;
     const request = frame.type as RequestType;
+    const signal = options?.signal;
     if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason), mapper);
-    const seq = ++this.seq;
+    const id = `${this.options.idPrefix}:${++this.seq}`;
     // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
     // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
     // reason only then, so a good call pays nothing for the check.
     let line: string;
     try {
-      // JSON.stringify, not `${seq}`: V8 keeps the digits of a number made a string by a template
-      // or String() in its number-string cache, where every request's survived the next scavenge.
-      const idJson = `${this.idJsonPrefix}${JSON.stringify(seq)}"`;
-      line = options?.head !== undefined ? requestLine(options.head, idJson) : encodeRequest(frame, idJson);
+      // Object.assign, not a spread: JSON.stringify of a spread copy was ~1 us slower per request.
+      line = encodeFrame(Object.assign({}, frame, { id }));
     } catch (err) {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), mapper);
     }
@@ -182,51 +155,44 @@ export class Connection implements WriterOptions {
     if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
       return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), mapper);
     }
+    const timeoutMs = options?.timeoutMs;
     const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
-    const closesStdin = options?.closeStdinOnWriteTimeout === true;
-    const extra: PendingExtra | undefined = watch !== undefined || closesStdin || signal !== undefined ? { closesStdin, watch, cleanup: undefined } : undefined;
+    let resolve!: (value: unknown) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<unknown>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     const entry: Pending = {
-      seq,
+      id,
       request,
-      mapper,
-      resolve: noop,
-      reject: noop,
-      deadline: undefined,
-      end: this.writer.pushed + line.length,
-      line,
       frame,
-      settled: false,
-      extra,
+      line,
+      end: this.writer.pushed + line.length,
+      closesStdin: options?.closeStdinOnWriteTimeout === true,
+      watch,
+      mapper,
+      resolve,
+      reject,
+      timer: undefined,
+      timeoutMs: 0,
+      cleanup: undefined,
     };
-    capturing = entry;
-    const promise = new Promise<unknown>(capture);
-    this.pending.add(entry);
-    try {
-      // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
-      const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
-      if (first !== undefined && Number.isFinite(first) && first <= MAX_TIMER_MS) entry.deadline = this.timers.join(entry, first);
-      if (signal !== undefined) this.watchAbort(entry, signal);
-    } catch (err) {
-      // An abort signal that cannot be listened to (not an AbortSignal): settled, the deadline released.
-      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} not sent: its signal cannot be watched: ${(err as Error).message}`, err));
-      return promise;
+    this.pending.set(id, entry);
+    const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
+    if (first !== undefined) this.arm(entry, first);
+    if (signal !== undefined) {
+      try {
+        this.watchAbort(entry, signal);
+      } catch (err) {
+        // An abort signal that cannot be listened to (not an AbortSignal): settled, unsent.
+        this.settleEntry(entry, undefined, this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} not sent: its signal cannot be watched: ${(err as Error).message}`, err));
+        return promise;
+      }
     }
-    // Eager only with other requests in flight (pipelining): see docs/performance.md, "Request writes".
     // A write that throws settles this request too (onWriteFailed): nothing throws here.
-    this.writer.enqueueRequest(line, this.pending.size);
+    this.writer.enqueue(line);
     return promise;
-  }
-
-  /** An abort of `signal` settles the request ABORTED (and cancels it at the extension when negotiated). */
-  private watchAbort(entry: Pending, signal: NonNullable<RequestOptions['signal']>): void {
-    const { seq, request } = entry;
-    const onAbort = () => {
-      const pending = this.pending.has(seq);
-      this.settleEntry(seq, undefined, undefined, this.error(ErrorCode.ABORTED, `${this.options.name}: ${request} aborted`, signal.reason));
-      if (pending && this.cancels) this.cancel(this.idOf(entry), 'aborted');
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    entry.extra!.cleanup = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** A failed request: rejects, or resolves with what the mapper makes of the error. */
@@ -235,13 +201,35 @@ export class Connection implements WriterOptions {
     return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then((e) => mapper.error(e));
   }
 
+  /** One timer per request: `timeoutMs` from now, replacing any earlier one. */
+  private arm(entry: Pending, timeoutMs: number): void {
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    // setTimeout fires at once for delays above 2^31-1 ms (about 24.8 days): such a deadline means none.
+    if (!Number.isFinite(timeoutMs) || timeoutMs > MAX_TIMER_MS) return;
+    entry.timeoutMs = timeoutMs;
+    entry.timer = setTimeout(fireDeadline, Math.max(0, timeoutMs), this, entry);
+    entry.timer.unref?.();
+  }
+
+  /** An abort of `signal` settles the request ABORTED (and cancels it at the extension when negotiated). */
+  private watchAbort(entry: Pending, signal: NonNullable<RequestOptions['signal']>): void {
+    const onAbort = () => {
+      if (this.pending.get(entry.id) !== entry) return;
+      this.settleEntry(entry, undefined, this.error(ErrorCode.ABORTED, `${this.options.name}: ${entry.request} aborted`, signal.reason));
+      if (this.cancels) this.cancel(entry.id, 'aborted');
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+  }
+
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
   sendLine(line: string, type: string): boolean {
     if (this.writer.offer(line)) return true;
-    const { maxOutboundBytes } = this.options;
+    const { maxOutboundBytes, name, logPath } = this.options;
     this.options.diagnose(
       'OUTBOUND_DROPPED',
-      `${type} of ${line.length} bytes dropped unsent: ${this.writer.queuedChars} bytes wait for ${this.options.name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${this.options.logPath}`,
+      `${type} of ${line.length} bytes dropped unsent: ${this.writer.queuedChars} bytes wait for ${name}'s stdin (limit ${maxOutboundBytes}); it is not reading; see ${logPath}`,
     );
     return false;
   }
@@ -258,56 +246,58 @@ export class Connection implements WriterOptions {
 
   /** Settles the request `id` with its answer, or with `error`; an answer for no request is a diagnostic. */
   settle(id: string, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
-    this.settleEntry(this.seqOf(id), id, frame, error);
-  }
-
-  /** settle() by the request's number (`id`, when known, is the wire id, for the diagnostics). */
-  private settleEntry(seq: number | undefined, wireId: string | undefined, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
-    const entry = seq === undefined ? undefined : this.pending.get(seq);
-    if (entry === undefined) {
-      if (frame === undefined) return;
-      const id = wireId ?? `${this.idPrefix}${seq}`;
-      // Once per cancelled id: the extension answered before it read the cancel, or ignored it.
-      if (this.cancelled?.delete(id) === true) this.options.log?.(`late ${frame.type} for cancelled request ${JSON.stringify(id)} dropped`);
-      else this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
+    const entry = this.pending.get(id);
+    if (entry !== undefined) {
+      this.settleEntry(entry, frame, error);
       return;
     }
-    this.pending.delete(entry.seq);
+    if (frame === undefined) return;
+    // Once per cancelled id: the extension answered before it read the cancel, or ignored it.
+    if (this.cancelled.delete(id)) this.options.log?.(`late ${frame.type} for cancelled request ${JSON.stringify(id)} dropped`);
+    else this.options.diagnose('UNKNOWN_ID', `${frame.type} for unknown or already settled id ${JSON.stringify(id)} dropped`);
+  }
+
+  private settleEntry(entry: Pending, frame: ExtensionFrame | undefined, error?: ExtensionHostError): void {
+    this.pending.delete(entry.id);
     this.release(entry);
-    if (frame !== undefined) this.writer.answer();
-    if (error !== undefined) {
-      fail(entry, error);
-    } else if (frame !== undefined && frame.type !== RESPONSE_TYPE[entry.request]) {
-      fail(entry, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${RESPONSE_TYPE[entry.request]} with ${frame.type}`));
+    if (error === undefined && frame!.type !== RESPONSE_TYPE[entry.request]) {
+      deliver(entry, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.options.name} answered a request expecting ${RESPONSE_TYPE[entry.request]} with ${frame!.type}`));
     } else {
-      succeed(entry, frame!);
+      deliver(entry, frame, error);
     }
+    forget(entry);
   }
 
   /** A `progress` frame: to its request's watch (a restarted deadline, onProgress); see ProgressOutcome. */
   progress(frame: ProgressFrame): ProgressOutcome {
-    const seq = this.seqOf(frame.id);
-    const entry = seq === undefined ? undefined : this.pending.get(seq);
-    if (entry === undefined) return this.cancelled?.has(frame.id) === true ? 'cancelled' : undefined;
-    const watch = entry.extra?.watch;
+    const entry = this.pending.get(frame.id);
+    if (entry === undefined) return this.cancelled.has(frame.id) ? 'cancelled' : undefined;
+    const { watch } = entry;
     if (watch === undefined) return entry;
     if (watch.resetMs !== undefined) {
       const left = watch.until - monotonicMs();
       if (left <= watch.resetMs) watch.capped = true;
-      this.timers.move(entry, Math.max(0, Math.min(watch.resetMs, left)));
+      this.arm(entry, Math.max(0, Math.min(watch.resetMs, left)));
     }
-    watch.onProgress?.(frame);
+    // The embedder's callback runs inside the read loop: a throw must not escape into the stdout
+    // handler (a crash, or the lines after this one in the chunk lost).
+    try {
+      watch.onProgress?.(frame);
+    } catch (err) {
+      this.options.diagnose('CALLBACK_THREW', `callback onProgress threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
     return entry;
   }
 
-  /** Settles every pending request with `error` (or what it makes of each request). */
+  /** Settles every pending request with `error` (or what it makes of each request), in the order they were sent. */
   rejectAll(error: ExtensionHostError | ((entry: Pending) => ExtensionHostError)): void {
     if (this.pending.size === 0) return;
-    const entries = this.pending.values();
+    const entries = [...this.pending.values()];
     this.pending.clear();
     for (const entry of entries) {
       this.release(entry);
-      fail(entry, typeof error === 'function' ? error(entry) : error);
+      deliver(entry, undefined, typeof error === 'function' ? error(entry) : error);
+      forget(entry);
     }
   }
 
@@ -315,47 +305,52 @@ export class Connection implements WriterOptions {
   close(error?: ExtensionHostError): void {
     if (error !== undefined) this.rejectAll(error);
     this.writer.stop();
-    this.deadlines?.clear();
   }
 
   /** Tells the extension to stop a request that settled here (aborted or timed out); bounded like any one-way frame. */
   private cancel(id: string, reason: 'aborted' | 'timeout'): void {
-    const cancelled = (this.cancelled ??= new Set());
+    const { cancelled } = this;
     if (cancelled.size >= MAX_CANCELLED_IDS) cancelled.delete(cancelled.values().next().value!);
     cancelled.add(id);
-    this.sendLine(`{"type":"cancel","id":${JSON.stringify(id)},"reason":"${reason}"}\n`, 'cancel');
+    this.sendLine(encodeFrame({ type: 'cancel', id, reason }), 'cancel');
   }
 
   private release(entry: Pending): void {
-    const deadlines = this.deadlines;
-    if (deadlines !== undefined) deadlines.release(entry);
-    else entry.settled = true;
-    entry.extra?.cleanup?.();
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    // An embedder's signal-like object whose removeEventListener throws must not stop the settle.
+    try {
+      entry.cleanup?.();
+    } catch {
+      // The listener stays; it finds the request settled.
+    }
   }
 
-  private onRequestTimeout(entry: Pending, timeoutMs: number): void {
+  /** Internal (fireDeadline): the request's timer fired. */
+  onRequestTimeout(entry: Pending): void {
+    if (this.pending.get(entry.id) !== entry) return;
     const { name, logPath } = this.options;
-    const type = entry.request;
-    // Still whole in the queue: never begun, whatever the counters say (lines taken back after it
-    // shift the counters too). Otherwise, lines taken back before it count as done: errs towards "written".
+    const { request: type, timeoutMs } = entry;
+    // Take-back. Why: a request still whole in the queue has never begun; dropping it means the
+    // extension never runs a call whose caller gave up. Lines taken back after it shift the
+    // counters too: otherwise, lines taken back before it count as done (errs towards "written").
     const queued = this.writer.takeBack(entry.line);
     const unwritten = queued || this.writer.unwritten(entry.end);
-    if (unwritten && entry.extra?.closesStdin === true) {
+    if (unwritten && entry.closesStdin) {
       // The spec's rule for before_agent_start: a blocked request write closes the input pipe.
       const error = this.error(ErrorCode.WRITE_TIMEOUT, `${name}: could not write ${type} within ${timeoutMs} ms (the extension is not reading its stdin); its stdin was closed; see ${logPath}`);
-      this.settleEntry(entry.seq, undefined, undefined, error);
+      this.settleEntry(entry, undefined, error);
       this.closeInput(error);
       return;
     }
     // Not begun: taken back, so the extension never sees it. Begun: completed, so the framing holds.
     if (queued) {
-      this.settleEntry(entry.seq, undefined, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
+      this.settleEntry(entry, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not read ${type} within ${timeoutMs} ms (its stdin is full: busy or not reading); the request was dropped unsent; see ${logPath}`));
       return;
     }
-    const watch = entry.extra?.watch;
-    const total = watch?.capped === true ? ` (its total limit of ${watch.maxTotalMs} ms, progress or not)` : '';
-    this.settleEntry(entry.seq, undefined, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
-    if (this.cancels) this.cancel(this.idOf(entry), 'timeout');
+    const total = entry.watch?.capped === true ? ` (its total limit of ${entry.watch.maxTotalMs} ms, progress or not)` : '';
+    this.settleEntry(entry, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
+    if (this.cancels) this.cancel(entry.id, 'timeout');
   }
 
   /** A write threw (for the writer): every pending request settles at once, then the owner is told. */
@@ -371,7 +366,11 @@ export class Connection implements WriterOptions {
     this.options.writeFailed?.(this.error(ErrorCode.PROCESS_EXITED, `${name}: a write to its stdin threw (${reason}); it is being stopped; see ${logPath}`, cause));
   }
 
-  /** Its stdin made no progress for the stuck deadline: the extension is stopped, like a blocked request (for the writer). */
+  /**
+   * Stuck detection (for the writer): its stdin made no progress for the stuck deadline. Why: an
+   * extension that stops reading would hold its queue, and every request in it, forever; it is
+   * stopped like a blocked request.
+   */
   onStuck(): void {
     // A closed input never progresses, and is not stuck: its end is handled where it closed.
     if (this.options.isOver() || !this.transport.writable) return;
@@ -389,5 +388,55 @@ export class Connection implements WriterOptions {
 
   private error(code: ErrorCode, message: string, cause?: unknown): ExtensionHostError {
     return new ExtensionHostError(code, message, { extension: this.options.name, logPath: this.options.logPath, cause, exitCode: undefined, signal: undefined });
+  }
+}
+
+/** The watch of a request that asked for progress or for deadlines that progress restarts. */
+function progressWatch(options: RequestOptions, timeoutMs: number | undefined): ProgressWatch {
+  const reset = options.resetTimeoutOnProgress === true && timeoutMs !== undefined && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+  const maxTotalMs = reset === undefined ? Infinity : (options.maxTotalTimeoutMs ?? reset * 10);
+  return { onProgress: options.onProgress, resetMs: reset, until: monotonicMs() + maxTotalMs, maxTotalMs, capped: reset !== undefined && maxTotalMs <= reset };
+}
+
+const noop = (): void => undefined;
+
+const NO_FRAME: RequestFrame<RequestType> = { type: 'command_invoked', name: '', args: '' };
+
+/**
+ * A settled request keeps nothing of its call. Why: V8 may keep a settled entry reachable from a
+ * table the pending Map replaced until the next full GC; an entry that still held its promise's
+ * functions, frame and line kept all of them alive through every scavenge (promoted, then a full GC
+ * to free them): ~1 us more per pipelined call, measured (docs/performance.md, "Core v3").
+ */
+function forget(entry: Pending): void {
+  entry.resolve = noop;
+  entry.reject = noop;
+  entry.frame = NO_FRAME;
+  entry.line = '';
+  entry.watch = undefined;
+  entry.mapper = undefined;
+  entry.timer = undefined;
+  entry.cleanup = undefined;
+}
+
+/** A request's timer: a module function with its arguments, so a request makes no closure for it. */
+function fireDeadline(connection: Connection, entry: Pending): void {
+  connection.onRequestTimeout(entry);
+}
+
+/**
+ * The request resolves with its answer or rejects with `error`, or resolves with what its mapper
+ * makes of either (called as methods: a mapper may be a class instance); a mapper that throws
+ * rejects it. Applied here, when it settles: a caller that maps every outcome (every tool call does)
+ * saves a promise per request.
+ */
+function deliver(entry: Pending, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
+  const { mapper } = entry;
+  try {
+    if (error === undefined) entry.resolve(mapper === undefined ? frame : mapper.frame(frame!));
+    else if (mapper === undefined) entry.reject(error);
+    else entry.resolve(mapper.error(error));
+  } catch (err) {
+    entry.reject(err);
   }
 }

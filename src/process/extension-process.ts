@@ -2,7 +2,7 @@
 // batching), composed with the handshake, the decoding of lines and the stop sequence.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
-import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/outbound-queue.js';
+import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
@@ -16,7 +16,6 @@ import { HelloWait } from './hello-wait.js';
 import type { ExitInfo, ExtensionProcessOptions } from './types.js';
 import { ProcessBase } from './process-base.js';
 import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
-import { GateHooks, type HookedProcess } from './process-hooks.js';
 import { monotonicMs } from '../clock.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
@@ -32,7 +31,7 @@ const NO_CAPABILITIES: readonly ProtocolCapability[] = Object.freeze([]);
  * Every pending request settles exactly once; nothing from this process outlives `exit`.
  * It is its Connection's options and its transport's watcher itself: no objects or closures for them.
  */
-export class ExtensionProcess extends ProcessBase implements HookedProcess, ConnectionOptions, TransportWatcher {
+export class ExtensionProcess extends ProcessBase implements ConnectionOptions, TransportWatcher {
   /** It said hello (start() resolved the frame; the frame itself is not kept). */
   saidHello = false;
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
@@ -80,7 +79,7 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     this.transport.watch(this);
   }
 
-  // Internal (ConnectionOptions, process-hooks.ts): disconnected or closed; a line the codec gate held.
+  // Internal (ConnectionOptions): disconnected or closed.
   isOver(): boolean { return this.disconnected !== undefined || this.state === 'closed'; }
 
   /** Internal (TransportWatcher). */
@@ -175,20 +174,35 @@ export class ExtensionProcess extends ProcessBase implements HookedProcess, Conn
     }
   }
 
-  /** Internal (the transport's receiver, process-hooks.ts): one line of the peer. */
+  /** Internal (the transport's receiver, and the codec gate's for the lines it held): one line of the peer. */
   lineIn(line: string): void {
     const { gate } = this;
     const decoded = gate !== undefined ? gate.decode(line) : decodeLine(line, undefined);
     if (decoded === undefined) return;
-    if (!isLineProblem(decoded)) this.onFrame(decoded);
-    // The first line that needs the schemas: the gate holds it while they load.
-    else if (gate === undefined && needsCodec(decoded)) this.holdForCodec(line);
-    else this.onDecoded(decoded, line);
+    // A frame's handling reaches listeners and callbacks: whatever they throw must not escape into
+    // the stdout handler (a crash of the embedder, and the lines after this one in the chunk lost).
+    try {
+      if (!isLineProblem(decoded)) this.onFrame(decoded);
+      // The first line that needs the schemas: the gate holds it while they load.
+      else if (gate === undefined && needsCodec(decoded)) this.holdForCodec(line);
+      else this.onDecoded(decoded, line);
+    } catch (err) {
+      this.diagnose('CALLBACK_THREW', `handling a ${isLineProblem(decoded) ? 'line' : `${decoded.type} frame`} threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Internal (negotiation.ts): holds `line` until the schemas are loaded, unless they were tried already. */
   holdForCodec(line: string): boolean {
-    return (this.gate ??= new CodecGate(new GateHooks(this), this.maxFrameBytes)).holdIfUnloaded(line);
+    this.gate ??= new CodecGate(
+      {
+        line: (held) => this.lineIn(held),
+        diagnose: (message) => this.diagnose('INVALID_FRAME', message),
+        log: (message) => this.logLine(message),
+        stats: this.stats,
+      },
+      this.maxFrameBytes,
+    );
+    return this.gate.holdIfUnloaded(line);
   }
 
   private onDecoded(decoded: LineProblem, line: string): void {

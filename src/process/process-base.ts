@@ -5,7 +5,7 @@ import { type ErrorCode, ExtensionHostError } from '../errors.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
 import type { ProgressFrame } from '../protocol/frames.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
-import { ExtensionLog, logPathFor } from './log.js';
+import { ExtensionLog, logPathFor } from '../transport/log.js';
 import { redact } from './redact.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessWatcher } from './types.js';
 

@@ -71,7 +71,8 @@ export interface ProcessDiagnostic {
     | 'OUTBOUND_DROPPED'
     | 'STDIN_STUCK'
     | 'STDIN_WRITE_FAILED'
-    | 'PROGRESS_REFUSED';
+    | 'PROGRESS_REFUSED'
+    | 'CALLBACK_THREW';
   message: string;
   logPath: string;
 }

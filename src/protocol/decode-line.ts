@@ -5,30 +5,18 @@
  *
  * 1. `JSON.parse` (a failure is `not_json`), an object check (`not_object`) and a known `type`
  *    (`unknown_type`, from names.ts);
- * 2. the fast path (hot-frames.ts): the responses to requests (`tool_result`,
- *    `event_intercept_response`, `command_response`) in their plain valid shape are checked without
- *    zod and returned as parsed, with no copy and no result wrapper;
- * 3. the start-up path (plain-frames.ts): `hello`, `register_command`, `register_tool`,
- *    `subscribe`, `ready`, `clear_notes` and `shutdown_ack` in their plain valid shape, also
- *    without zod, so that a usual start needs no schema at all;
- * 4. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
- *    definition of the wire types, which also word the `invalid` problems. hot-frames.test.ts,
- *    plain-frames.test.ts and decode-line.test.ts hold the zod-free paths to exactly the schemas'
- *    output.
+ * 2. the frame checker (frame-check.ts): a frame in its plain valid shape is returned as parsed,
+ *    without zod, so that a usual start and usual calls need no schema at all;
+ * 3. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
+ *    definition of the wire types, which also word the `invalid` problems.
  *
- * The zod path is loaded on first use, by `loadCodec()`: importing zod costs ~100 ms and ~11 MB of
- * RSS, which a program that only imports the package, or starts extensions that send nothing off
- * the zod-free paths, should not pay. Until it is loaded, a frame that needs it is an `invalid`
- * problem that `needsCodec()` recognises (never a throw): the process layer then holds that line
- * and the ones after it, loads the codec and decodes them in order.
- *
- * The same split serves the host -> extension events: `emit()` checks them without zod in
- * event-check.ts, again tested against the schema.
+ * The zod path is loaded on first use, by `loadCodec()` (why: frame-check.ts). Until it is loaded, a
+ * frame that needs it is an `invalid` problem that `needsCodec()` recognises (never a throw): the
+ * process layer then holds that line and the ones after it, loads the codec and decodes them in order.
  */
 import type { ExtensionFrame, ProgressFrame } from './frames.js';
-import { hotFrame } from './hot-frames.js';
-import { plainFrame, plainProgress } from './plain-frames.js';
-import { EXTENSION_FRAME_TYPES } from './names.js';
+import { checkFrame, checkProgress } from './frame-check.js';
+import { EXTENSION_FRAME_TYPES, type ExtensionFrameTypeName } from './names.js';
 
 export type FrameProblem =
   | { kind: 'not_json'; message: string }
@@ -75,7 +63,7 @@ export interface CodecModule {
 
 let loading: Promise<CodecModule> | undefined;
 
-/** Loads the zod path (codec.ts, and with it zod) once; every call returns the same promise. */
+/** Loads the zod path (codec.ts, and with it zod) once, on first use (why: frame-check.ts); every call returns the same promise. */
 export function loadCodec(): Promise<CodecModule> {
   return (loading ??= import('./codec.js'));
 }
@@ -106,23 +94,17 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
   } catch (err) {
     return new LineProblem({ kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` });
   }
-  // The fast path first (an array has no string `type`; hotFrame() takes only its own three
-  // types): the other checks are needed on a miss only.
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  if (fastPath && typeof type === 'string') {
-    const hot = hotFrame(value as Record<string, unknown>, type);
-    if (hot !== undefined) return hot;
-  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return new LineProblem({ kind: 'not_object', message: `not a JSON object: ${preview(line)}` });
   }
+  const { type } = value as { type?: unknown };
   if (typeof type !== 'string' || !EXTENSION_FRAME_TYPES.has(type)) {
     const shown = typeof type === 'string' ? type : String(type);
     return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` }, false, value as Record<string, unknown>);
   }
   if (fastPath) {
-    const plain = plainFrame(value as Record<string, unknown>, type);
-    if (plain !== undefined) return plain;
+    const frame = checkFrame(value as Record<string, unknown>, type as ExtensionFrameTypeName);
+    if (frame !== undefined) return frame;
   }
   if (codec === undefined) {
     const id = (value as { id?: unknown }).id;
@@ -137,7 +119,7 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
  * problem (`LineProblem.value`): the frame, or why it is not a valid one.
  */
 export function decodeProgress(value: Record<string, unknown>, codec: CodecModule | undefined): ProgressFrame | LineProblem {
-  const plain = plainProgress(value);
+  const plain = checkProgress(value);
   if (plain !== undefined) return plain;
   if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: NOT_LOADED('progress') }, true);
   return codec.progressFrame(value);

@@ -1,5 +1,5 @@
-// Every name list of the protocol, defined once. The zod schemas (frames.ts), the zod-free checks
-// (hot-frames.ts, event-check.ts), the host and the SDK derive theirs from these; names.test.ts and
+// Every name list of the protocol, defined once. The zod schemas (frames.ts), the zod-free frame
+// checker (frame-check.ts), the host and the SDK derive theirs from these; names.test.ts and
 // names.test-d.ts hold the schemas to them. No imports and no zod here: the main entry imports them.
 
 /** The `type` of every frame an extension may send. */

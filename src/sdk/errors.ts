@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /**
  * Errors the SDK throws at extension authors (definition mistakes, misuse of `run()`).
  * Failures inside handlers are never thrown: they are answered on the wire as errors.
@@ -11,12 +13,10 @@ export const SdkErrorCode = {
 
 export type SdkErrorCode = (typeof SdkErrorCode)[keyof typeof SdkErrorCode];
 
-export class ExtensionSdkError extends Error {
+export class ExtensionSdkError extends CodedError<SdkErrorCode> {
   override readonly name = 'ExtensionSdkError';
-  readonly code: SdkErrorCode;
 
   constructor(code: SdkErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options.cause);
   }
 }

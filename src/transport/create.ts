@@ -1,5 +1,5 @@
 // Which transport a launch gets. A new kind of extension is a Launch variant and a case here.
-import type { ExtensionLog } from '../process/log.js';
+import type { ExtensionLog } from './log.js';
 import type { ChildHandle } from './child.js';
 import { MemoryTransport } from './memory.js';
 import { StdioTransport } from './stdio.js';

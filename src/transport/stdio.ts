@@ -2,7 +2,7 @@
 // straight to the per-extension log, stopped as a whole process tree.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { checkExecutable, resolveExec } from '../manifest/exec.js';
-import type { ExtensionLog } from '../process/log.js';
+import type { ExtensionLog } from './log.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
 import { StreamTransport, type StreamTransportOptions } from './streams.js';
 

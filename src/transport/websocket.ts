@@ -5,7 +5,7 @@ import type { WebSocket as WsSocket } from 'ws';
 import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { redactUrl, resolveHeaders } from '../manifest/remote.js';
-import type { ExtensionLog } from '../process/log.js';
+import type { ExtensionLog } from './log.js';
 import { settlesWithin } from './settles-within.js';
 import type { Transport, TransportCloseOptions, TransportEvents, TransportExit, TransportWatcher } from './transport.js';
 

@@ -30,7 +30,7 @@ describe('logs', { timeout: 30_000 }, () => {
   });
 
   it('finds the log of a name with unsafe characters where the host writes it', async () => {
-    const { logPathFor } = await import('../../src/process/log.js');
+    const { logPathFor } = await import('../../src/transport/log.js');
     const file = logPathFor(path.join(sandbox.home, 'logs'), 'my ext');
     writeFileSync(file, 'spaced\n');
     writeFileSync(logPathFor(path.join(sandbox.home, 'logs'), 'my_ext'), 'underscored\n');

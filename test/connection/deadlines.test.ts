@@ -1,319 +1,228 @@
-// Deadlines.move(): a request whose deadline a progress frame restarted leaves its old group's
-// timer (which may still time out the others of that group) and is timed out by its new one only.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadlines, MAX_KEPT_DEADLINES, type Timed } from '../../src/connection/deadlines.js';
+// Request deadlines (one timer per request), write batching, write timeouts, unencodable requests and
+// response mappers, through an ExtensionProcess over an in-memory extension under fake timers.
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ExtensionHostError } from '../../src/errors.js';
+import type { ExtensionProcess } from '../../src/process/extension-process.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { type Frame, memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';
 
-interface Entry extends Timed {
-  name: string;
-}
-const entry = (name: string): Entry => ({ name, settled: false, deadline: undefined });
-/** An entry that joined `deadlines` with `timeoutMs`, its tick over. */
-function started(deadlines: Deadlines<Entry>, name: string, timeoutMs: number): Entry {
-  const e = entry(name);
-  e.deadline = deadlines.join(e, timeoutMs);
-  deadlines.endTick();
-  return e;
-}
+const logs = tempDir();
+afterAll(() => logs.cleanup());
 
-describe('Deadlines.move', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+let ext: ReturnType<typeof memoryExtension>;
+let proc: ExtensionProcess;
 
-  it('skips a moved entry at its old group timer, keeps timing out the rest of that group', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    const b = entry('b');
-    a.deadline = deadlines.join(a, 300);
-    b.deadline = deadlines.join(b, 300);
-    deadlines.endTick();
-    vi.advanceTimersByTime(200);
-    deadlines.move(a, 300);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['b']);
-    vi.advanceTimersByTime(199);
-    expect(fired).toEqual(['b']);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual(['b', 'a']);
-  });
-
-  it('moves the only entry of a kept group again and again (the timer is reused)', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = started(deadlines, 'a', 300);
-    for (let i = 0; i < 10; i++) {
-      vi.advanceTimersByTime(250);
-      deadlines.move(a, 300);
-    }
-    expect(fired).toEqual([]);
-    // A request of a later tick with the same timeout is not put into the moved entry's group
-    // with a stale start: it times out 300 ms after it joined.
-    vi.advanceTimersByTime(100);
-    started(deadlines, 'c', 300);
-    vi.advanceTimersByTime(200);
-    expect(fired).toEqual(['a']);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['a', 'c']);
-  });
-
-  it('a moved entry that settles is timed out by neither group', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = started(deadlines, 'a', 100);
-    deadlines.move(a, 200);
-    deadlines.release(a);
-    vi.advanceTimersByTime(1000);
-    expect(fired).toEqual([]);
-  });
-
-  it('moves an entry to another timeout while a group of a different timeout is open in the tick', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = started(deadlines, 'a', 100);
-    // b opens this tick's first group (500 ms); a moves to 300 ms, which opens and closes its own.
-    const b = entry('b');
-    b.deadline = deadlines.join(b, 500);
-    deadlines.move(a, 300);
-    // A later join of 300 in the same tick is not put into a's group (its timer started with the move)...
-    const c = entry('c');
-    c.deadline = deadlines.join(c, 300);
-    // ...and one of 500 still finds b's group.
-    const d = entry('d');
-    d.deadline = deadlines.join(d, 500);
-    expect(d.deadline).toBe(b.deadline);
-    deadlines.endTick();
-    vi.advanceTimersByTime(300);
-    expect(fired.sort()).toEqual(['a', 'c']);
-    vi.advanceTimersByTime(200);
-    expect(fired.sort()).toEqual(['a', 'b', 'c', 'd']);
-  });
+beforeEach(async () => {
+  vi.useFakeTimers();
+  ext = memoryExtension();
+  proc = await startMemoryProcess(ext, logs.dir);
 });
 
-describe('Deadlines with many timeouts', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+afterEach(async () => {
+  const stopped = proc.stop();
+  await vi.runAllTimersAsync();
+  await stopped;
+  vi.useRealTimers();
+});
 
-  it('times out each request at its own deadline when more timeouts are used than are kept, one tick after another', () => {
-    const fired: Record<string, number> = {};
-    const deadlines = new Deadlines<Entry>((e) => (fired[e.name] = Date.now()));
+const call = (args: Frame = {}) => ({ type: 'tool_call' as const, name: 'echo', args });
+
+/** Lets stream callbacks and microtasks run without moving the fake clock. */
+async function settleIo(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => process.nextTick(resolve));
+}
+
+async function outcome(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (err) {
+    return (err as ExtensionHostError).code;
+  }
+}
+
+describe('request deadlines', () => {
+  it('times out each request timeoutMs after it was made, also for requests of one tick', async () => {
+    const a = outcome(proc.request(call({ n: 'a' }), { timeoutMs: 1000 }));
+    const b = outcome(proc.request(call({ n: 'b' }), { timeoutMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(400);
+    const c = outcome(proc.request(call({ n: 'c' }), { timeoutMs: 1000 }));
+    await settleIo();
+    const [idA] = ext.requests('tool_call').map((f) => f.id);
+    ext.send({ type: 'tool_result', id: idA, content: [{ type: 'text', text: 'ok' }] });
+    await settleIo();
+    expect(await a).toBe('resolved');
+
+    await vi.advanceTimersByTimeAsync(599);
+    const pending = { b: 'pending', c: 'pending' };
+    void b.then((r) => (pending.b = r));
+    void c.then((r) => (pending.c = r));
+    await settleIo();
+    expect(pending).toEqual({ b: 'pending', c: 'pending' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await b).toBe('TIMEOUT');
+    expect(pending.c).toBe('pending');
+    await vi.advanceTimersByTimeAsync(399);
+    expect(pending.c).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await c).toBe('TIMEOUT');
+  });
+
+  it('keeps each timeout when requests of one tick and of later ticks mix timeouts', async () => {
+    const times: Record<string, number> = {};
     const start = Date.now();
-    const count = MAX_KEPT_DEADLINES + 3;
-    // Each tick one request of a new timeout (the oldest kept ones are evicted), then the first again.
-    for (let i = 0; i < count; i++) {
-      started(deadlines, `t${i}`, 1000 + i);
-      vi.advanceTimersByTime(1);
+    const track = (name: string, timeoutMs: number) =>
+      void outcome(proc.request(call({ name }), { timeoutMs })).then((r) => {
+        if (r === 'TIMEOUT') times[name] = Date.now() - start;
+      });
+    track('a', 1000);
+    track('b', 3000);
+    track('c', 1000);
+    track('d', 2000);
+    await vi.advanceTimersByTimeAsync(500);
+    track('e', 3000);
+    track('f', 1000);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(times).toEqual({ a: 1000, c: 1000, f: 1500, d: 2000, b: 3000, e: 3500 });
+  });
+
+  it('restarts the deadline for each later request (one call at a time)', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answered = proc.request(call({ i }), { timeoutMs: 1000 });
+      await settleIo();
+      ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+      await answered;
+      await vi.advanceTimersByTimeAsync(700);
     }
-    started(deadlines, 'again', 1000);
-    vi.advanceTimersByTime(3000);
-    for (let i = 0; i < count; i++) expect(fired[`t${i}`]! - start).toBe(1000 + 2 * i);
-    expect(fired.again! - start).toBe(count + 1000);
-    expect(vi.getTimerCount()).toBe(0);
+    let state = 'pending';
+    const last = outcome(proc.request(call({ last: true }), { timeoutMs: 1000 })).then((r) => (state = r));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    await last;
+    expect(state).toBe('TIMEOUT');
   });
 
-  it('evicts the least recently used kept timer: a timeout used between all the others keeps its one timer', () => {
-    const deadlines = new Deadlines<Entry>(() => {});
-    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
-    const call = (timeoutMs: number) => {
-      const e = started(deadlines, `t${timeoutMs}`, timeoutMs);
-      deadlines.release(e);
-    };
-    call(1000);
-    // Twice as many other timeouts as are kept, one at a time, each followed by the busy one.
-    for (let i = 0; i < 2 * MAX_KEPT_DEADLINES; i++) {
-      call(2000 + i);
-      call(1000);
+  it('treats a deadline beyond what a timer can express (2^31-1 ms) as none, instead of firing at once', async () => {
+    for (const timeoutMs of [2 ** 31, 2 ** 40, Number.POSITIVE_INFINITY]) {
+      const before = vi.getTimerCount();
+      const answered = outcome(proc.request(call({ timeoutMs }), { timeoutMs }));
+      await settleIo();
+      expect(vi.getTimerCount()).toBe(before);
+      await vi.advanceTimersByTimeAsync(10_000);
+      ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+      await expect(answered).resolves.toBe('resolved');
     }
-    expect(setTimeoutSpy.mock.calls.filter(([, ms]) => ms === 1000)).toHaveLength(1);
-    expect(vi.getTimerCount()).toBe(MAX_KEPT_DEADLINES);
-    deadlines.clear();
-    expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('a request of the same timeout in a later tick, after the kept group fired, gets a timer of its own', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    started(deadlines, 'a', 100);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['a']);
-    started(deadlines, 'b', 100);
-    vi.advanceTimersByTime(99);
-    expect(fired).toEqual(['a']);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual(['a', 'b']);
+  it('sets no timer without timeoutMs', async () => {
+    const before = vi.getTimerCount();
+    const answered = proc.request(call());
+    await settleIo();
+    expect(vi.getTimerCount()).toBe(before);
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+    await expect(answered).resolves.toMatchObject({ type: 'tool_result' });
   });
 });
 
-describe('Deadlines of one tick with different timeouts', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
-  it('groups the requests of each timeout, each timed out at its own deadline; the next tick starts new groups', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e, ms) => fired.push(`${e.name}@${ms}`));
-    const tick1 = ['a', 'b', 'c', 'd'].map(entry);
-    const timeouts = [100, 200, 100, 300];
-    tick1.forEach((e, i) => (e.deadline = deadlines.join(e, timeouts[i]!)));
-    // Same timeout, same group.
-    expect(tick1[0]!.deadline).toBe(tick1[2]!.deadline);
-    expect(new Set(tick1.map((e) => e.deadline)).size).toBe(3);
-    deadlines.endTick();
-    vi.advanceTimersByTime(50);
-    const later = entry('e');
-    later.deadline = deadlines.join(later, 200);
-    expect(later.deadline).not.toBe(tick1[1]!.deadline);
-    deadlines.endTick();
-    vi.advanceTimersByTime(50);
-    expect(fired).toEqual(['a@100', 'c@100']);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['a@100', 'c@100', 'b@200']);
-    vi.advanceTimersByTime(50);
-    expect(fired).toEqual(['a@100', 'c@100', 'b@200', 'e@200']);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['a@100', 'c@100', 'b@200', 'e@200', 'd@300']);
-  });
-
-  it('a request moved to a timeout no group of the tick has does not open one for the later requests of the tick', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    const b = entry('b');
-    a.deadline = deadlines.join(a, 100);
-    deadlines.move(a, 300);
-    vi.advanceTimersByTime(100);
-    b.deadline = deadlines.join(b, 300);
-    deadlines.endTick();
-    vi.advanceTimersByTime(200);
-    expect(fired).toEqual(['a']);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['a', 'b']);
+describe('write batching', () => {
+  it('writes what a tick queued, requests and one-way frames, in one write at its end, in order', async () => {
+    const writes: string[][] = [];
+    const write = ext.stdin.write.bind(ext.stdin) as (...args: unknown[]) => boolean;
+    ext.stdin.write = ((chunk: unknown, ...rest: unknown[]) => {
+      writes.push(String(chunk).trimEnd().split('\n').map((line) => (JSON.parse(line) as Frame).type as string));
+      return write(chunk, ...rest);
+    }) as typeof ext.stdin.write;
+    const calls = [outcome(proc.request(call({ i: 0 })))];
+    expect(writes).toEqual([]);
+    await settleIo();
+    expect(writes).toEqual([['tool_call']]);
+    // With one in flight, the next tick's one-way frame and requests still go out together at its end.
+    proc.send({ type: 'event', event: 'turn_start' });
+    for (let i = 1; i < 20; i++) calls.push(outcome(proc.request(call({ i }))));
+    proc.send({ type: 'event', event: 'turn_end' });
+    expect(writes).toHaveLength(1);
+    await settleIo();
+    expect(writes).toEqual([['tool_call'], ['event', ...Array.from({ length: 19 }, () => 'tool_call'), 'event']]);
+    // Every request went out once, in order.
+    expect(ext.requests('tool_call').map((f) => (f.args as { i: number }).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    for (const request of ext.requests('tool_call')) ext.send({ type: 'tool_result', id: request.id });
+    expect(await Promise.all(calls)).toEqual(Array.from({ length: 20 }, () => 'resolved'));
   });
 });
 
-describe('Deadlines: a group that lost its kept place', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+describe('write timeouts', () => {
+  it('takes a request back unsent when none of it was written by its deadline; completes one already begun', async () => {
+    ext.holdWrites();
+    const begun = outcome(proc.request(call({ n: 'begun' }), { timeoutMs: 1000 }));
+    await settleIo();
+    // The first write is in progress (held): the next request waits in the host's queue.
+    const queued = outcome(proc.request(call({ n: 'queued' }), { timeoutMs: 500 }));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await queued).toBe('TIMEOUT');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await begun).toBe('TIMEOUT');
+    expect(ext.requests('tool_call').map((f) => (f.args as Frame).n)).toEqual(['begun']);
+    expect(ext.stdin.destroyed).toBe(false);
+    expect(proc.running).toBe(true);
+  });
 
-  it('settled in the tick it was made, it is not joined by a later request of that tick (which would never time out)', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => {
-      fired.push(e.name);
-      deadlines.release(e);
-    });
-    const a = entry('a');
-    a.deadline = deadlines.join(a, 5);
-    // More timeouts than are kept push a's group out of the kept ones while it is still open.
-    const others = Array.from({ length: MAX_KEPT_DEADLINES }, (_, i) => entry(`t${i}`));
-    others.forEach((e, i) => (e.deadline = deadlines.join(e, 1001 + i)));
-    deadlines.release(a);
-    started(deadlines, 'b', 5);
-    vi.advanceTimersByTime(5000);
-    expect(fired).toContain('b');
-    expect(fired.filter((name) => name.startsWith('t'))).toHaveLength(MAX_KEPT_DEADLINES);
+  it('with closeStdinOnWriteTimeout: true (before_agent_start), fails it with WRITE_TIMEOUT and closes the stdin', async () => {
+    ext.holdWrites();
+    const first = outcome(proc.request(call(), { timeoutMs: 1000, closeStdinOnWriteTimeout: true }));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await first).toBe('WRITE_TIMEOUT');
+    expect(ext.stdin.destroyed).toBe(true);
+  });
+
+  it('stops an extension whose stdin makes no progress for the stuck deadline (60 s by default)', async () => {
+    ext.holdWrites();
+    const exited = proc.exited;
+    const first = outcome(proc.request(call(), { timeoutMs: 1000 }));
+    const second = outcome(proc.request(call(), {}));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await first).toBe('TIMEOUT');
+    await vi.advanceTimersByTimeAsync(58_990);
+    expect(proc.running).toBe(true);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await second).toBe('WRITE_TIMEOUT');
+    expect((await exited).reason).toBe('stdin_blocked');
   });
 });
 
-describe('Deadlines: a kept group once its requests settled', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
-  it('holds none of them (their calls are garbage), and still times out the requests that reuse its timer', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    const a = entry('a');
-    const b = entry('b');
-    const group = deadlines.join(a, 100);
-    a.deadline = group;
-    b.deadline = deadlines.join(b, 100);
-    deadlines.endTick();
-    deadlines.release(a);
-    expect(group.first).toBe(a);
-    deadlines.release(b);
-    expect(group.first).toBeUndefined();
-    expect(group.more).toBeUndefined();
-    expect(group.timer).toBeDefined();
-    // Moved away, the last live one leaves nothing behind either.
-    const c = entry('c');
-    c.deadline = deadlines.join(c, 100);
-    expect(c.deadline).toBe(group);
-    deadlines.endTick();
-    deadlines.move(c, 50);
-    expect(group.first).toBeUndefined();
-    vi.advanceTimersByTime(50);
-    expect(fired).toEqual(['c']);
-    started(deadlines, 'd', 100);
-    vi.advanceTimersByTime(100);
-    expect(fired).toEqual(['c', 'd']);
-  });
-});
-
-/** a (300 ms) from t = 0, settled at 10; b joins its kept group at t = 200 (b's deadline: 500). */
-function restartedAt200() {
-  const fired: string[] = [];
-  const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-  const a = started(deadlines, 'a', 300);
-  vi.advanceTimersByTime(10);
-  deadlines.release(a);
-  vi.advanceTimersByTime(190);
-  const b = started(deadlines, 'b', 300);
-  return { fired, deadlines, a, b };
-}
-
-describe('a kept group taken again (its timer is not refreshed per request)', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
-  it('times a later request out at its own deadline, not at the kept timer first set', () => {
-    // t = 200: the kept group (timer set at 0) is taken again; b's deadline is 500.
-    const { fired, a, b } = restartedAt200();
-    expect(b.deadline).toBe(a.deadline);
-    vi.advanceTimersByTime(299);
-    expect(fired).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual(['b']);
+describe('requests', () => {
+  it('rejects args that cannot be encoded with INVALID_ARGUMENT and leaves nothing pending behind', async () => {
+    const cyclic: Frame = {};
+    cyclic.self = cyclic;
+    await expect(proc.request(call(cyclic), { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('is cyclic') });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(ext.stdin.destroyed).toBe(false);
+    const ok = proc.request(call({ fine: true }), { timeoutMs: 1000 });
+    await settleIo();
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call').at(-1)!.id });
+    await expect(ok).resolves.toMatchObject({ type: 'tool_result' });
   });
 
-  it('one call after the other for many deadlines: none times out, and the last one still does on time', () => {
-    const fired: string[] = [];
-    const deadlines = new Deadlines<Entry>((e) => fired.push(e.name));
-    let last: Entry | undefined;
-    // 100 calls of 70 ms each, one at a time: 7,000 ms, 23 times the timeout.
-    for (let i = 0; i < 100; i++) {
-      const e = started(deadlines, `c${i}`, 300);
-      vi.advanceTimersByTime(70);
-      if (i < 99) deadlines.release(e);
-      last = e;
-    }
-    expect(fired).toEqual([]);
-    // The last call started 70 ms ago: 229 ms more is within its deadline, 230 is past it.
-    vi.advanceTimersByTime(229);
-    expect(fired).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual([last!.name]);
-    expect(vi.getTimerCount()).toBe(0);
+  it('puts the id last and keeps the frame as given', async () => {
+    const answered = proc.request(call({ text: 'line\u2028separator' }));
+    await settleIo();
+    const sent = ext.requests('tool_call').at(-1)!;
+    expect(Object.keys(sent)).toEqual(['type', 'name', 'args', 'id']);
+    expect(sent).toMatchObject({ name: 'echo', args: { text: 'line\u2028separator' } });
+    ext.send({ type: 'tool_result', id: sent.id });
+    await answered;
   });
-});
 
-describe('deadlines under fake timers that leave the clock (hrtime) real', () => {
-  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }));
-  afterEach(() => vi.useRealTimers());
-
-  it('never times a restarted request out early; late by one timeout at most, once, then exact', () => {
-    // t = 200: b's deadline is 500; the kept timer (set at 0) fires at 300 and cannot tell when b started.
-    const { fired, deadlines } = restartedAt200();
-    vi.advanceTimersByTime(399);
-    expect(fired).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual(['b']);
-    // From now on the kept timer is refresh()ed: exact again.
-    const c = started(deadlines, 'c', 300);
-    vi.advanceTimersByTime(50);
-    deadlines.release(c);
-    vi.advanceTimersByTime(50);
-    const d = started(deadlines, 'd', 300);
-    expect(d.deadline).toBe(c.deadline);
-    vi.advanceTimersByTime(299);
-    expect(fired).toEqual(['b']);
-    vi.advanceTimersByTime(1);
-    expect(fired).toEqual(['b', 'd']);
+  it('resolves with what a mapper makes of the response, and of a failure', async () => {
+    const mapper = { frame: (f: { content?: unknown[] | undefined }) => `frame:${f.content?.length ?? 0}`, error: (e: ExtensionHostError) => `error:${e.code}` };
+    const answered = proc.request(call(), { timeoutMs: 1000 }, mapper);
+    const lost = proc.request(call(), { timeoutMs: 1000 }, mapper);
+    await settleIo();
+    ext.send({ type: 'tool_result', id: ext.requests('tool_call')[0]!.id, content: [] });
+    expect(await answered).toBe('frame:0');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await lost).toBe('error:TIMEOUT');
+    const aborted = proc.request(call(), { signal: AbortSignal.abort() }, mapper);
+    expect(await aborted).toBe('error:ABORTED');
   });
 });

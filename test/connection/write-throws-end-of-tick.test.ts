@@ -128,11 +128,11 @@ describe('a write that throws at the end of the tick', () => {
     b.connection.close();
   });
 
-  it('nor on the eager path: the request still settles, and request() does not throw', async () => {
+  it('nor with a request in flight: the next request still settles, and request() does not throw', async () => {
     const a = await connect('alpha', true);
     const first = track(a.connection.request(call('a1'), { timeoutMs: 60_000 }));
     await settle();
-    // One in flight: the next request is written from request() itself.
+    // One in flight: the next request's write (at the end of the tick) throws.
     a.peer.state.throwNext = true;
     let second: ReturnType<typeof track> | undefined;
     expect(() => (second = track(a.connection.request(call('a2'), { timeoutMs: 60_000 })))).not.toThrow();
@@ -173,12 +173,12 @@ describe('a write that throws at the end of the tick', () => {
     expect(unhandled).toEqual([]);
   });
 
-  it('the eager path and the end-of-tick path are one behaviour: every pending request settles and the owner is told once', async () => {
+  it('every pending request settles, the one in flight too, and the owner is told once', async () => {
     const a = await connect('alpha');
     const first = track(a.connection.request(call('first'), { timeoutMs: 60_000 }));
     await settle();
     a.peer.state.throwNext = true;
-    // With one in flight the next request is written at once: its write throws.
+    // With one in flight, the next request's write throws.
     const second = track(a.connection.request(call('second'), { timeoutMs: 60_000 }));
     expect((second.error as ExtensionHostError | 'pending') === 'pending').toBe(true);
     await settleIo();

@@ -140,6 +140,19 @@ describe('progress', () => {
     await cancelNote(await startedId(rec, 'long-tool', mark), 'timeout');
   });
 
+  it('an onProgress that throws is CALLBACK_THREW; the answer in the same chunk is still delivered', { timeout: TEST_MS }, async () => {
+    // The fixture writes the progress frame and the answer in one write: both are read from one chunk.
+    const threw = nextEvent(host, 'diagnostic', (d) => d.code === 'CALLBACK_THREW' && d.extension === 'long-tool');
+    const result = await host.callTool('burst', {}, {
+      onProgress: () => {
+        throw new Error('embedder bug');
+      },
+      timeoutMs: WAIT_MS,
+    });
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'burst done' }] });
+    expect((await threw).message).toContain('embedder bug');
+  });
+
   it('for an unknown id is a PROGRESS_REFUSED diagnostic', { timeout: TEST_MS }, async () => {
     const refused = nextEvent(host, 'diagnostic', (d) => d.code === 'PROGRESS_REFUSED');
     expect(await host.callTool('stray', {})).toMatchObject({ isError: false });

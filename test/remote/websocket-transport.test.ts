@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ExtensionLog } from '../../src/process/log.js';
+import { ExtensionLog } from '../../src/transport/log.js';
 import { WebSocketTransport } from '../../src/transport/websocket.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { waitUntil } from '../helpers/wait.js';

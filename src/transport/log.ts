@@ -1,6 +1,8 @@
+// One extension's log file: the child's stderr written straight into it, the host's `[host]` lines
+// through one bounded queue, rotation at a cap, and the tail that summarises a crash. Below the
+// transports, which hand it to the child they spawn.
 import { appendFile, mkdir, open, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { stderrSummary } from './stderr-summary.js';
 
 export { logPathFor, safeLogName } from '../manifest/log-path.js';
 
@@ -190,7 +192,7 @@ export class ExtensionLog {
 
   /**
    * The last `count` non-empty stderr lines of this run (host lines excluded), led by the line that
-   * names the error when it is further up (see stderr-summary.ts).
+   * names the error when it is further up (see stderrSummary).
    */
   async tail(count = 5): Promise<string[]> {
     await this.flushed();
@@ -201,4 +203,29 @@ export class ExtensionLog {
       return [];
     }
   }
+}
+
+// Which stderr lines summarise a crash. A stack trace ends with frames, not with what went wrong, so
+// the line that names the error leads the summary when it is further up than the last lines.
+
+// Names the error: `Error: boom`, `TypeError: x`, `Error [ERR_X]: x`, `  SyntaxError: x` (Node),
+// `Traceback (...)` (Python), `panic:` (Go), `error:` / `error[E0425]:` (Rust, CLIs). Anchored so that
+// the source line Node prints above it (`    throw new Error('boom');`) does not count.
+const ERROR_LINE = /^\s*[\w.$]*(?:Error|Exception)(?: \[[^\]]*\])?:|^Traceback \(most recent call last\)|^panic:|^(?:fatal )?error(?:\[\w+\])?:/;
+// Node's last line after an uncaught exception says nothing about the error.
+const NOISE = /^Node\.js v\d+\.\d+\.\d+$/;
+const MAX_LINE_CHARS = 300;
+
+/**
+ * The last `count` meaningful lines of `lines`; when none of them names the error (a stack trace's
+ * frames), the first line further up that does replaces the oldest.
+ */
+export function stderrSummary(lines: readonly string[], count: number): string[] {
+  const useful = lines.filter((line) => line.trim().length > 0 && !NOISE.test(line.trim()));
+  const last = useful.slice(-count);
+  if (!last.some((line) => ERROR_LINE.test(line))) {
+    const named = useful.findIndex((line) => ERROR_LINE.test(line));
+    if (named !== -1) last.splice(0, 1, useful[named]!);
+  }
+  return last.map((line) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line));
 }

@@ -1,6 +1,6 @@
 // The "Last stderr" summary of an extension that died: the line that names the error, then the tail.
 import { describe, expect, it } from 'vitest';
-import { stderrSummary } from '../../src/process/stderr-summary.js';
+import { stderrSummary } from '../../src/transport/log.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit } from '../helpers/host.js';
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExtensionLog, MAX_QUEUED_HOST_LINES, logPathFor, safeLogName } from '../../src/process/log.js';
+import { ExtensionLog, MAX_QUEUED_HOST_LINES, logPathFor, safeLogName } from '../../src/transport/log.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { hostKit, textOf } from '../helpers/host.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -21,6 +21,12 @@ describe('log file names', () => {
     const pairs = [['a b', 'a_b'], ['.x', '_x'], ['a b', 'a?b'], ['ü', 'ö'], ['x'.repeat(129), `${'x'.repeat(128)}y`]];
     for (const [a, b] of pairs) expect(logPathFor('/logs', a!)).not.toBe(logPathFor('/logs', b!));
     expect(path.basename(logPathFor('/logs', 'a b'))).toMatch(/^ext-a_b~[0-9a-f]{10}\.log$/);
+  });
+
+  it('keeps the exact file names of earlier versions (the first 10 hex digits of the name\'s SHA-256)', () => {
+    expect(safeLogName('a b')).toBe('a_b~c8687a08aa');
+    expect(safeLogName('.x')).toBe('_x~bb42e4c602');
+    expect(safeLogName('ünïcødé 名前 😀')).toBe('_n_c_d_______~e9649f98cc');
   });
 
   it('never leaves the log dir, never starts with a dot, and is a function of the exact name', () => {

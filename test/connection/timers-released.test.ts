@@ -1,5 +1,5 @@
-// Deadline timers are kept for reuse per timeout value; a caller passing a remaining budget makes a
-// new value every call, and must not leave one live timer per call behind.
+// Each request's deadline timer goes when it settles: a caller passing a remaining budget (a new
+// timeout every call) must not leave one live timer per call behind.
 import { afterAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers/fixtures.js';
 import { memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';

@@ -1,0 +1,204 @@
+/**
+ * The host's one zod-free frame checker, table-driven: one shape per frame type named in names.ts
+ * (`EXTENSION_FRAMES`, typed by `ExtensionFrameTypeName`, so a new name needs a shape), the
+ * `progress` frame, and the fields of each known event (`EVENT_FIELDS`, by `EventName`).
+ *
+ * Why not zod: importing zod costs ~100 ms and ~11 MB of RSS (docs/performance.md), which a program
+ * that only imports the package, or starts extensions that send the usual frames, should not pay.
+ * The zod schemas of frames.ts stay the only public definition of the wire types; this checker takes
+ * the plain valid shape of a frame, in which the schema's output is the input itself, and returns the
+ * parsed object as it is. Anything else (a `null`, an unknown key, a wrong type) is `undefined`: the
+ * schema decides and words the problem (decode-line.ts). test/protocol/frame-check.test.ts holds the
+ * two in agreement, frame type by frame type.
+ */
+import type { ExtensionFrame, HelloFrame, ProgressFrame } from './frames.js';
+import { MAX_PROGRESS_MESSAGE } from './limits.js';
+import { type EventName, type ExtensionFrameTypeName, KNOWN_ACTIONS, KNOWN_EVENTS } from './names.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * What a field may hold: `name` a non-empty string, `message` a string of at most
+ * MAX_PROGRESS_MESSAGE characters, `number` a finite one, `record` a JSON object, `any` anything
+ * (kept as sent), `action` a command action, `panel` a panel spec, `content` result blocks.
+ */
+type Field = 'string' | 'name' | 'message' | 'number' | 'boolean' | 'strings' | 'record' | 'any' | 'action' | 'panel' | 'content';
+
+/** A frame's fields besides `type` (each optional unless `required`; no other key). */
+interface Shape {
+  readonly fields: Readonly<Record<string, Field>>;
+  readonly required: readonly string[];
+}
+
+const shape = (fields: Record<string, Field>, ...required: string[]): Shape => ({ fields, required });
+
+/** Every extension -> host frame (`hello` also keeps unknown keys: see checkHello). */
+const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
+  hello: shape({ name: 'string', version: 'string', capabilities: 'strings' }, 'name'),
+  register_command: shape({ name: 'name', description: 'string' }, 'name'),
+  register_tool: shape({ name: 'name', description: 'string', schema: 'record', deferred: 'boolean' }, 'name'),
+  ready: shape({}),
+  tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings' }, 'id'),
+  subscribe: shape({ events: 'strings', intercept: 'strings' }),
+  // modified_args, replace_text, system_prompt: validated per event by the intercept chain.
+  event_intercept_response: shape({ id: 'string', block: 'boolean', reason: 'string', modified_args: 'any', replace_text: 'any', system_prompt: 'any' }, 'id'),
+  command_response: shape({ id: 'string', action: 'action', prompt: 'string', insert: 'string', display: 'string', open_panel: 'panel', error: 'string' }, 'id'),
+  submit: shape({ text: 'string' }, 'text'),
+  panel_render: shape({ panel_id: 'name', title: 'string', lines: 'strings', footer: 'string' }, 'panel_id'),
+  panel_close: shape({ panel_id: 'name' }, 'panel_id'),
+  notify: shape({ level: 'string', message: 'string' }, 'message'),
+  clear_notes: shape({}),
+  shutdown_ack: shape({}),
+};
+
+/** Capability "progress". */
+const PROGRESS = shape({ id: 'string', message: 'message', progress: 'number', total: 'number' }, 'id');
+const PANEL = shape({ id: 'name', title: 'string', lines: 'strings', footer: 'string' }, 'id');
+const TEXT_BLOCK = shape({ text: 'string' }, 'text');
+const IMAGE_BLOCK = shape({ mime_type: 'string', data: 'string' }, 'mime_type', 'data');
+
+/** The fields each known event needs (`emit()`); extra fields are sent along, other names are custom events. */
+const EVENT_FIELDS: Readonly<Record<EventName, Readonly<Record<string, 'string' | 'number' | 'record'>>>> = {
+  session_start: {},
+  turn_start: { step: 'number' },
+  turn_end: { stop: 'string' },
+  tool_call: { tool_id: 'string', tool_name: 'string', tool_args: 'record' },
+  tool_confirmation_requested: { tool_id: 'string', tool_name: 'string', tool_preview: 'string' },
+  assistant_message: { text: 'string' },
+};
+
+const hasOwn = (value: object, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStrings(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const item of value) if (typeof item !== 'string') return false;
+  return true;
+}
+
+/**
+ * A JSON object as zod's `z.record(z.string(), …)` takes one: a plain object (or one without a
+ * prototype) without enumerable symbol keys. `exact`: also one zod copies unchanged (no own
+ * `__proto__` key, which JSON.parse makes and a copy turns into a prototype).
+ */
+function isRecord(value: unknown, exact: boolean): boolean {
+  if (!isObject(value)) return false;
+  if (exact && hasOwn(value, '__proto__')) return false;
+  const ctor: unknown = (value as { constructor?: unknown }).constructor;
+  if (typeof ctor === 'function') {
+    const proto: unknown = (ctor as { prototype?: unknown }).prototype;
+    if (!isObject(proto) || !hasOwn(proto, 'isPrototypeOf')) return false;
+  }
+  return !Object.getOwnPropertySymbols(value).some((key) => Object.prototype.propertyIsEnumerable.call(value, key));
+}
+
+/** A result block in its plain valid shape: text, image, or a block of another type with only its type. */
+function isBlock(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { type } = value;
+  if (type === 'text') return fits(value, TEXT_BLOCK, true);
+  if (type === 'image') return fits(value, IMAGE_BLOCK, true);
+  // Another type is kept as `{ type }` only (frames.ts ResultBlock): unchanged when that is all it has.
+  if (typeof type !== 'string') return false;
+  for (const key in value) if (key !== 'type') return false;
+  return true;
+}
+
+function fitsField(value: unknown, field: Field): boolean {
+  switch (field) {
+    case 'string':
+      return typeof value === 'string';
+    case 'name':
+      return typeof value === 'string' && value.length > 0;
+    case 'message':
+      return typeof value === 'string' && value.length <= MAX_PROGRESS_MESSAGE;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'strings':
+      return isStrings(value);
+    case 'record':
+      return isRecord(value, true);
+    case 'any':
+      return true;
+    case 'action':
+      return KNOWN_ACTIONS.has(value);
+    case 'panel':
+      return isObject(value) && fits(value, PANEL, false);
+    case 'content':
+      return Array.isArray(value) && value.every(isBlock);
+  }
+}
+
+/** Every key of `value` is a field of `shape` that fits (`type` skipped when `typed`), and every required one is there. */
+function fits(value: Json, { fields, required }: Shape, typed: boolean): boolean {
+  if (hasOwn(value, '__proto__')) return false;
+  for (const key in value) {
+    if (typed && key === 'type') continue;
+    const field = fields[key];
+    if (field === undefined || !fitsField(value[key], field)) return false;
+  }
+  for (const key of required) if (value[key] === undefined) return false;
+  return true;
+}
+
+/** `hello` keeps unknown keys (z.looseObject): rebuilt with the schema's keys first, as zod builds it. */
+function checkHello(frame: Json): HelloFrame | undefined {
+  const { fields } = EXTENSION_FRAMES.hello;
+  if (hasOwn(frame, '__proto__') || typeof frame.name !== 'string') return undefined;
+  const hello: Json = { type: 'hello' };
+  for (const key in fields) {
+    const value = frame[key];
+    if (value === undefined) continue;
+    if (!fitsField(value, fields[key]!)) return undefined;
+    hello[key] = value;
+  }
+  for (const key in frame) if (!hasOwn(hello, key)) hello[key] = frame[key];
+  return hello as HelloFrame;
+}
+
+/**
+ * `frame` (a parsed JSON object whose `type` is a known extension frame type) as that frame, when
+ * it is in its plain valid shape; `undefined` when the schema must decide.
+ */
+export function checkFrame(frame: Json, type: ExtensionFrameTypeName): ExtensionFrame | undefined {
+  if (type === 'hello') return checkHello(frame);
+  const known = hasOwn(EXTENSION_FRAMES, type) ? EXTENSION_FRAMES[type] : undefined;
+  return known !== undefined && fits(frame, known, true) ? (frame as ExtensionFrame) : undefined;
+}
+
+/** A `progress` frame in its plain valid shape, or `undefined` for the schema. */
+export function checkProgress(frame: Json): ProgressFrame | undefined {
+  return frame.type === 'progress' && fits(frame, PROGRESS, true) ? (frame as ProgressFrame) : undefined;
+}
+
+const EXPECTED = { string: 'a string', number: 'a finite number', record: 'a JSON object' } as const;
+
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : `a ${typeof value}`;
+}
+
+/**
+ * Why `event` (an `emit()` argument) is not a valid event, or `undefined` when it is: accepts
+ * exactly what the `EventFrame` schema accepts.
+ */
+export function eventProblem(event: Record<string, unknown>): string | undefined {
+  const name = event.event;
+  if (typeof name !== 'string') return `event must be a string naming the event, got ${shown(name)}`;
+  if (!KNOWN_EVENTS.has(name)) return undefined;
+  const fields = EVENT_FIELDS[name as EventName];
+  for (const field in fields) {
+    const kind = fields[field]!;
+    const value = event[field];
+    const ok = kind === 'record' ? isRecord(value, false) : fitsField(value, kind);
+    if (!ok) return `${name} needs ${field}: ${EXPECTED[kind]}, got ${shown(value)}`;
+  }
+  return undefined;
+}
