@@ -92,8 +92,6 @@ export type {
   ToolCallResult,
   TraceStep,
   TurnStartResult,
-} from './intercept/chain.js';
-export type {
   AssistantMessageDecision,
   AssistantMessageInput,
   BeforeAgentStartDecision,

@@ -1,6 +1,6 @@
 import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
-import type { ExtensionStep } from '../intercept/extension-step.js';
+import type { ChainStep } from '../intercept/types.js';
 import type { ExtensionProcess } from '../process/extension-process.js';
 import type { ClosedPanels } from './closed-panels.js';
 import type { HostDiagnostics } from './diagnostics.js';
@@ -53,9 +53,9 @@ export interface HostContext {
   readonly panels: Map<string, LoadedExtension[]>;
   readonly closedPanels: ClosedPanels<LoadedExtension>;
   /** One chain step per extension that subscribed to an intercept. */
-  readonly adapters: Map<LoadedExtension, ExtensionStep>;
+  readonly adapters: Map<LoadedExtension, ChainStep>;
   /** The chain's extension steps as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
-  adapterList: ExtensionStep[] | undefined;
+  adapterList: ChainStep[] | undefined;
   /** Each event's ready subscribers as last computed (event-fanout.ts); dropped whenever a state, a subscription or the load set changes. */
   subscribers: Map<string, ExtensionProcess[]> | undefined;
   readonly chain: InterceptChain;

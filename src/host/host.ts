@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
-import { InterceptChain, useExtensionSteps } from '../intercept/chain.js';
+import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
 import { ClosedPanels } from './closed-panels.js';
@@ -61,6 +61,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const interceptWarnings = new InterceptWarnings();
     const chain = new InterceptChain({
       timeoutMs: timeouts.intercept,
+      extensionSteps: () => extensionSteps(ctx),
+      // Tracing loads at start(): until then (and with it off) no chain call is observed.
+      observer: { chainStarted: (event) => ctx.tracer?.chainStarted(event) },
       revalidate: options.revalidateIntercepts ?? false,
       onDiagnostic: (d) => {
         const ext = byName.get(d.interceptor);
@@ -109,7 +112,6 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
       tracer: undefined,
     };
-    useExtensionSteps(chain, () => extensionSteps(ctx));
     this.ctx = ctx;
     this.intercepts = chain;
   }

@@ -1,7 +1,7 @@
 // Interceptor failures reach the `warning` callback, bounded: the 1st, 10th, 100th, ... failure of
 // each interceptor and kind, so a flood of timeouts is a handful of warnings (every one is still a
 // diagnostic).
-import type { InterceptDiagnostic } from '../intercept/chain.js';
+import type { InterceptDiagnostic } from '../intercept/types.js';
 import type { HostWarning } from './types.js';
 
 /** Counters kept at most; past it they start over (only interceptor names the embedder invents get there). */

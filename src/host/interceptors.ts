@@ -1,4 +1,5 @@
-import type { ExtensionStep } from '../intercept/extension-step.js';
+import { interceptorStep } from '../intercept/step.js';
+import type { ChainStep } from '../intercept/types.js';
 import type { HostContext } from './context.js';
 import { extensionStep } from './intercept-adapter.js';
 import type { LoadedExtension } from './loaded-extension.js';
@@ -10,17 +11,17 @@ import { pendingGuard, restartingGuard } from './pending-guard.js';
  * fail-closed one still starting or restarting (pending-guard.ts); cached until a state, adapter or the load set
  * changes.
  */
-export function extensionSteps(ctx: HostContext): ExtensionStep[] {
+export function extensionSteps(ctx: HostContext): ChainStep[] {
   if (ctx.adapterList !== undefined) return ctx.adapterList;
-  const list: ExtensionStep[] = [];
+  const list: ChainStep[] = [];
   for (const ext of ctx.loaded) {
     if (ext.restarting) {
       const before = ext.slot.carry?.interceptor;
-      if (before !== undefined && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') list.push({ interceptor: restartingGuard(ext, before), runner: undefined });
+      if (before !== undefined && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') list.push(interceptorStep(restartingGuard(ext, before)));
       continue;
     }
     if (ext.state === 'starting' && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') {
-      list.push({ interceptor: pendingGuard(ext, () => ctx.adapters.get(ext)?.interceptor), runner: undefined });
+      list.push(interceptorStep(pendingGuard(ext, () => ctx.adapters.get(ext)?.interceptor)));
       continue;
     }
     if (ext.state !== 'ready') continue;
@@ -33,7 +34,7 @@ export function extensionSteps(ctx: HostContext): ExtensionStep[] {
 
 /** `ext` subscribed to at least one intercept: (re)builds its adapter. */
 export function addInterceptor(ctx: HostContext, ext: LoadedExtension): void {
-  ctx.adapters.set(ext, extensionStep(ext.name, ctx.tracer?.stepProcess(ext) ?? ext.process, ext.intercept, ctx.timeouts.intercept, policyFor(ctx.options.interceptPolicy, ext.name)));
+  ctx.adapters.set(ext, extensionStep(ext.name, ext.process, ext.intercept, ctx.timeouts.intercept, policyFor(ctx.options.interceptPolicy, ext.name), ctx.tracer?.stepSend(ext)));
   ctx.adapterList = undefined;
 }
 

@@ -10,7 +10,6 @@ export async function startTracing(ctx: HostContext): Promise<void> {
   // The tracer's code too loads only when tracing is on.
   const [{ api, tracer }, { HostTracer }] = await Promise.all([loadTracing(option, VERSION), import('./tracing.js')]);
   const hostTracer = new HostTracer(api, tracer);
-  hostTracer.wrapChain(ctx.chain);
   ctx.out.tap = (name, args) => hostTracer.observe(name, args);
   ctx.tracer = hostTracer;
 }

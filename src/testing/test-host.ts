@@ -20,7 +20,7 @@ import type {
   ToolInfo,
   ToolResult,
 } from '../host/types.js';
-import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/chain.js';
+import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/types.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
 import { offerToInMemory } from '../host/offered-capabilities.js';
 import { CALL_TAG_KEY, ProtocolShim, type ProgressRecord, type ProtocolCapability } from './protocol-shim.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
-import { InterceptChain, type InterceptDiagnostic } from '../../src/intercept/chain.js';
-import type { InterceptContext, Interceptor } from '../../src/intercept/types.js';
+import { InterceptChain } from '../../src/intercept/chain.js';
+import type { InterceptContext, InterceptDiagnostic, Interceptor } from '../../src/intercept/types.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../../src/protocol/limits.js';
 
 const call = (args: Record<string, unknown>) => ({ toolId: 't1', toolName: 'bash', args });
