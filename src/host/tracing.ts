@@ -1,16 +1,60 @@
 // The host's OpenTelemetry spans (docs/tracing.md): tool calls, commands, intercept chains and their
-// steps, restarts; exits and restarts as span events. Exists only with `tracing` on: when off, the
-// host holds no tracer and each traced path costs one `ctx.tracer` check.
+// steps, restarts; exits and restarts as span events. `@opentelemetry/api` is imported only here, at
+// start() and only with `tracing` on: off, the host holds no tracer and each traced path costs one
+// `ctx.tracer` check.
+import type * as Otel from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import { ErrorCode, type ExtensionHostError, isExtensionHostError } from '../errors.js';
+import { ErrorCode, ExtensionHostError, isExtensionHostError } from '../errors.js';
 import type { ChainEnd, ChainObservation, ChainObserver, InterceptEvent, StepOutcome, TraceStep } from '../intercept/types.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
-import type { StepSend } from './intercept-adapter.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
-import type { HostCallOptions } from './call-options.js';
-import type { LoadedExtension } from './loaded-extension.js';
-import type { OtelApi } from './tracing-load.js';
-import type { HostEvents, ToolResult } from './types.js';
+import { VERSION } from '../version.js';
+import type { HostContext, LoadedExtension } from './context.js';
+import type { StepSend } from './interceptors.js';
+import type { HostCallOptions, HostEvents, ToolResult, TracingOption } from './types.js';
+
+export type OtelApi = typeof Otel;
+
+/** The tracer's name (the instrumentation scope of every span of the host). */
+export const TRACER_NAME = 'zot-extension-host';
+
+/** Whether the option turns tracing on. */
+export function tracingOn(option: TracingOption | undefined): option is true | Exclude<TracingOption, boolean> {
+  return option !== undefined && option !== false;
+}
+
+/** The api module and the host's tracer; rejects with TRACING_UNAVAILABLE when the package is missing. */
+export async function loadTracing(
+  option: true | Exclude<TracingOption, boolean>,
+  version: string,
+  importApi: () => Promise<unknown> = () => import('@opentelemetry/api'),
+): Promise<{ api: OtelApi; tracer: Otel.Tracer }> {
+  let api: OtelApi;
+  try {
+    const loaded = (await importApi()) as OtelApi & { default?: OtelApi };
+    // CJS interop: the namespace may come as `default`.
+    api = typeof loaded.trace?.getTracer === 'function' ? loaded : loaded.default!;
+    if (typeof api?.trace?.getTracer !== 'function') throw new Error('the module has no trace API');
+  } catch (err) {
+    throw new ExtensionHostError(
+      ErrorCode.TRACING_UNAVAILABLE,
+      `ExtensionHost option tracing is on, but @opentelemetry/api cannot be loaded (${err instanceof Error ? err.message : String(err)}); install it (npm i @opentelemetry/api) or turn tracing off`,
+      { cause: err },
+    );
+  }
+  const provider = option === true ? undefined : option.tracerProvider;
+  return { api, tracer: (provider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME, version) };
+}
+
+/** Rejects with TRACING_UNAVAILABLE (before any extension starts) when `@opentelemetry/api` is missing. */
+export async function startTracing(ctx: HostContext): Promise<void> {
+  const option = ctx.options.tracing;
+  if (ctx.tracer !== undefined || !tracingOn(option)) return;
+  const { api, tracer } = await loadTracing(option, VERSION);
+  const hostTracer = new HostTracer(api, tracer);
+  ctx.out.tap = (name, args) => hostTracer.observe(name, args);
+  ctx.tracer = hostTracer;
+}
 
 /** W3C trace context as sent in a request's `_meta` (capability "trace"). */
 export interface TraceMeta {
@@ -52,23 +96,6 @@ function stepDecision(outcome: StepOutcome): Attributes {
   return { 'zot.intercept.decision': rewritten ? 'rewrite' : 'allow', 'zot.intercept.rewritten': rewritten };
 }
 
-/** A traced tool call's mapper that names the span after the answer's id: methods, not two closures and their context (as ToolMapper). */
-class CallIdMapper implements ResponseMapper<ToolResultFrame, ToolResult> {
-  constructor(
-    private readonly mapper: ResponseMapper<ToolResultFrame, ToolResult>,
-    private readonly span: Span,
-  ) {}
-
-  frame(frame: ToolResultFrame): ToolResult {
-    this.span.setAttribute('gen_ai.tool.call.id', frame.id);
-    return this.mapper.frame(frame);
-  }
-
-  error(err: ExtensionHostError): ToolResult {
-    return this.mapper.error(err);
-  }
-}
-
 export class HostTracer implements ChainObserver {
   /** The spans open per extension name, for the exit and restart events. */
   private readonly open = new Map<string, Set<Span>>();
@@ -95,7 +122,16 @@ export class HostTracer implements ChainObserver {
     if (callId !== undefined) attributes['gen_ai.tool.call.id'] = callId;
     const span = this.tracer.startSpan(`execute_tool ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
     // The wire id is the call id only when the caller gave none: then the answer's id is read.
-    const traced = callId === undefined ? new CallIdMapper(mapper, span) : mapper;
+    const traced: ResponseMapper<ToolResultFrame, ToolResult> =
+      callId !== undefined
+        ? mapper
+        : {
+            frame: (frame) => {
+              span.setAttribute('gen_ai.tool.call.id', frame.id);
+              return mapper.frame(frame);
+            },
+            error: (err) => mapper.error(err),
+          };
     return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
       if (result === undefined) return;
       const failure = result.failure;

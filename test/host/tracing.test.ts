@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/host/host.js';
-import { loadTracing } from '../../src/host/tracing-load.js';
+import { loadTracing } from '../../src/host/tracing.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit, textOf, type Recorder } from '../helpers/host.js';
 import { nextEvent } from '../helpers/wait.js';

@@ -1,9 +1,9 @@
-// The host's extension steps (host/intercept-adapter.ts), handed to the chain by its
+// The host's extension steps (host/interceptors.ts), handed to the chain by its
 // `extensionSteps` option: each one request per step, with the args as rewritten so far.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InterceptChain } from '../../src/intercept/chain.js';
 import type { ChainStep } from '../../src/intercept/types.js';
-import { extensionStep } from '../../src/host/intercept-adapter.js';
+import { extensionStep } from '../../src/host/interceptors.js';
 import type { ExtensionProcess } from '../../src/process/extension-process.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { type Frame, memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';
