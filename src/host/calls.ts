@@ -64,7 +64,7 @@ function activate(ctx: HostContext, names: readonly string[]): string[] {
   return activated;
 }
 
-export function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {
+function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {
   return { content: [{ type: 'text', text: failure.message }], isError: true, extension, activatedTools: [], failure };
 }
 
@@ -75,7 +75,7 @@ export function failedResult(failure: ExtensionHostError, extension: string | un
  * The error for `callTool(name, args, options)` when the args are not a JSON object or `timeoutMs`
  * is not a number >= 0 (Infinity = no deadline); undefined when the call can go out.
  */
-export function toolCallProblem(
+function toolCallProblem(
   name: string,
   extension: string,
   args: unknown,
@@ -222,7 +222,7 @@ export function toolProgressEvent(ctx: HostContext, ext: LoadedExtension, frame:
  * The request options of a call that asked for progress (onProgress, resetTimeoutOnProgress); a
  * call without them keeps its plain `{ timeoutMs, signal }` and pays nothing for this.
  */
-export function progressOptions(ext: LoadedExtension, name: string, options: HostCallOptions, timeoutMs: number, tool: boolean): RequestOptions {
+function progressOptions(ext: LoadedExtension, name: string, options: HostCallOptions, timeoutMs: number, tool: boolean): RequestOptions {
   const { onProgress } = options;
   return {
     timeoutMs,

@@ -127,7 +127,7 @@ export class FrameWindow {
 export type FrameRates = Partial<Record<RatedFrame, FrameWindow>>;
 
 /** Whether `ext`'s `kind` frame may reach the callback now (within rateLimits). */
-export function withinRate(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): boolean {
+function withinRate(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): boolean {
   const rates = (ext.rates ??= {});
   return (rates[kind] ??= frameWindow(ctx, ext, kind)).admit();
 }

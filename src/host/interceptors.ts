@@ -124,7 +124,7 @@ function aborted(signal: AbortSignal): Promise<void> {
  * The stand-in for a fail-closed `ext` while it restarts: each event its interceptor (`before`, from
  * before the crash) took fails at once with RESTARTING, so the chain blocks; the others pass.
  */
-export function restartingGuard(ext: LoadedExtension, before: Interceptor): Interceptor {
+function restartingGuard(ext: LoadedExtension, before: Interceptor): Interceptor {
   const fail = (): Promise<never> => Promise.reject(restartingError(ext, 'intercept'));
   const guard: Record<string, unknown> = { name: ext.name, onFailure: 'block' };
   for (const method of ['toolCall', 'turnStart', 'assistantMessage', 'beforeAgentStart'] as const) if (typeof before[method] === 'function') guard[method] = fail;
@@ -132,7 +132,7 @@ export function restartingGuard(ext: LoadedExtension, before: Interceptor): Inte
 }
 
 /** The stand-in for `ext` while it starts; `adapter()` is its interceptor once it has subscribed. */
-export function pendingGuard(ext: LoadedExtension, adapter: () => Interceptor | undefined): Interceptor {
+function pendingGuard(ext: LoadedExtension, adapter: () => Interceptor | undefined): Interceptor {
   const step = (method: StepMethod) => async (input: object, ctx: InterceptContext): Promise<unknown> => {
     await Promise.race([ext.settled, aborted(ctx.signal)]);
     if (ext.state !== 'ready') throw new Error(`${ext.name} is not ready yet (still starting or failed); blocked by its interceptPolicy`);

@@ -99,7 +99,7 @@ export function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
 }
 
 /** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */
-export function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
+function stateChanged(ctx: HostContext, name: string, supervisor: Supervisor, c: StateChange): void {
   const change: HostEvents['extension:state'][0] = { name, state: c.to, previous: c.from };
   if (c.reason !== undefined) change.reason = c.reason;
   if (c.to === 'restarting' || supervisor.restarts > 0) change.restarts = supervisor.restarts;
@@ -313,7 +313,7 @@ export interface Crash {
  * false when the policy does not apply (off, or it never got ready: a load error start() reports);
  * the caller then ends it as before.
  */
-export function restartAfterCrash(ctx: HostContext, ext: LoadedExtension, crash: Crash): boolean {
+function restartAfterCrash(ctx: HostContext, ext: LoadedExtension, crash: Crash): boolean {
   const { supervisor, lifecycle } = ext.slot;
   const policy = supervisor.policy;
   if (policy === undefined || (ext.state !== 'ready' && ext.carried === undefined)) return false;

@@ -78,7 +78,7 @@ function processSpec(name: string, dir: string, source: ExtensionSpec['source'],
  * The host's record of one extension and its (not yet started) process; `order` is its load order.
  * A restart passes the slot (state machine, supervisor) the new record continues.
  */
-export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
+function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
   const { options, timeouts } = ctx;
   slot ??= newSlot(ctx, spec);
   const security = securityFor(ctx, spec);
@@ -213,11 +213,11 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 /** The explicit paths, then (unless `discover: false`) the project and the global root, absolute. */
-export function searchedDirs(discovery: ManifestDiscovery): string[] {
+function searchedDirs(discovery: ManifestDiscovery): string[] {
   return [...discovery.explicit, ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
 }
 
-export function noExtensions(searched: readonly string[]): HostDiagnostic {
+function noExtensions(searched: readonly string[]): HostDiagnostic {
   const where = searched.length === 0 ? 'nowhere (discover: false and no explicit paths)' : searched.join(', ');
   return { code: 'NO_EXTENSIONS', message: `no extensions found; searched ${where}`, severity: 'info' };
 }
@@ -235,7 +235,7 @@ export function offerToInMemory(ext: InMemoryExtension, capabilities: readonly P
 }
 
 /** The capabilities offered: `trace` only with tracing on (or when the test kit offers it). */
-export function offeredCapabilities(tracing: boolean, memory: InMemoryExtension | undefined): readonly ProtocolCapability[] {
+function offeredCapabilities(tracing: boolean, memory: InMemoryExtension | undefined): readonly ProtocolCapability[] {
   const offer = memory === undefined ? undefined : memoryOffers.get(memory);
   if (offer !== undefined) return TRACING_CAPABILITIES.filter((c) => offer.includes(c));
   return tracing ? TRACING_CAPABILITIES : HOST_CAPABILITIES;

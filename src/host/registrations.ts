@@ -219,7 +219,7 @@ function listedOf(ctx: HostContext, name: string): Carried['listed'] {
 }
 
 /** A restart attempt registering a command it had: taken over in place. True when handled here. */
-export function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, name: string, description: string): boolean {
+function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, name: string, description: string): boolean {
   const before = ext.state === 'starting' ? ext.carried?.commands.get(key) : undefined;
   if (before === undefined) return false;
   ext.commands.set(key, { name, description });
@@ -228,7 +228,7 @@ export function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: str
 }
 
 /** A restart attempt registering a tool it had: taken over in place (an equal one keeps its objects). True when handled here. */
-export function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): boolean {
+function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): boolean {
   const before = ext.state === 'starting' ? ext.carried?.tools.get(name) : undefined;
   if (before === undefined) return false;
   const same = before.description === description && before.deferred === deferred && JSON.stringify(before.schema) === JSON.stringify(schema);

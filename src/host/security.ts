@@ -43,7 +43,7 @@ function names(value: boolean | readonly string[] | undefined): true | ReadonlyS
 }
 
 /** A Scope as checked: shorthands expanded, missing fields not granted. */
-export function grantedOf(scope: Scope): GrantedScope {
+function grantedOf(scope: Scope): GrantedScope {
   if (scope === 'all') return ALL;
   if (scope === 'none') return NONE;
   return {
@@ -70,7 +70,7 @@ export function permissionNameProblem(name: string): string | undefined {
 }
 
 /** The scope a manifest's `"permissions"` list asks for (unknown names are ignored: see permissionNameProblem). */
-export function requestedScope(requested: readonly string[]): GrantedScope {
+function requestedScope(requested: readonly string[]): GrantedScope {
   const simple = new Set(requested.filter((n) => SIMPLE.has(n)));
   const listed = (kind: string): true | ReadonlySet<string> =>
     simple.has(kind) ? true : new Set(requested.filter((n) => n.startsWith(`${kind}:`)).map((n) => n.slice(kind.length + 1)));
@@ -126,7 +126,7 @@ export function scopeNames(scope: GrantedScope): string[] {
 }
 
 /** Whether `scope` allows the named event (`events`) or intercept (`intercept`). */
-export function allowsName(list: true | ReadonlySet<string>, name: string): boolean {
+function allowsName(list: true | ReadonlySet<string>, name: string): boolean {
   return list === true || list.has(name);
 }
 

@@ -19,7 +19,7 @@ export type OtelApi = typeof Otel;
 export const TRACER_NAME = 'zot-extension-host';
 
 /** Whether the option turns tracing on. */
-export function tracingOn(option: TracingOption | undefined): option is true | Exclude<TracingOption, boolean> {
+function tracingOn(option: TracingOption | undefined): option is true | Exclude<TracingOption, boolean> {
   return option !== undefined && option !== false;
 }
 
