@@ -1,6 +1,7 @@
 // No runtime import circle anywhere in src/: every module can be read (and is evaluated) after the
 // ones it imports. Type-only imports (`import type`, `export type`, `{ type X }` alone) are erased and
-// do not count; nor do dynamic `import()`s (lazy loads evaluate after their importer).
+// do not count; nor do dynamic `import()`s (lazy loads evaluate after their importer). In src/host/
+// type-only imports count too, except those of the shared types.ts and context.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -9,8 +10,8 @@ import { ROOT } from './helpers/fixtures.js';
 
 const SRC = path.join(ROOT, 'src');
 
-/** Each module of src/ (relative path) and the modules of src/ it imports at run time. */
-function runtimeImports(): Map<string, string[]> {
+/** Each module of src/ (relative path) and the modules of src/ it imports at run time (or at all, with `types`). */
+function imports(withTypes = false): Map<string, string[]> {
   const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
   const graph = new Map<string, string[]>();
   for (const file of files) {
@@ -24,11 +25,11 @@ function runtimeImports(): Map<string, string[]> {
           clause !== undefined &&
           (clause.isTypeOnly ||
             (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-        if (!typeOnly) spec = statement.moduleSpecifier;
+        if (withTypes || !typeOnly) spec = statement.moduleSpecifier;
       } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) {
         const clause = statement.exportClause;
         const typeOnly = statement.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
-        if (!typeOnly) spec = statement.moduleSpecifier;
+        if (withTypes || !typeOnly) spec = statement.moduleSpecifier;
       }
       if (spec === undefined || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) continue;
       deps.push(path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), spec.text)).replace(/\.js$/, '.ts'));
@@ -77,9 +78,18 @@ function circles(graph: Map<string, string[]>): string[][] {
 
 describe('imports in src/', () => {
   it('form no runtime circle', () => {
-    const graph = runtimeImports();
+    const graph = imports();
     expect(graph.size).toBeGreaterThan(50);
     expect(circles(graph)).toEqual([]);
+  });
+
+  it('of src/host/ form no circle, type-only ones included, but through the shared types.ts and context.ts', () => {
+    const HUBS = new Set(['host/types.ts', 'host/context.ts']);
+    const host = new Map(
+      [...imports(true)].filter(([file]) => file.startsWith(`host${path.sep}`)).map(([file, deps]) => [file.split(path.sep).join('/'), deps.map((d) => d.split(path.sep).join('/')).filter((d) => d.startsWith('host/') && !HUBS.has(d))]),
+    );
+    expect(host.size).toBeGreaterThan(10);
+    expect(circles(host)).toEqual([]);
   });
 
   it('the check finds a circle', () => {
