@@ -2,7 +2,7 @@
 // optional re-validation, and a trace of every step. Every step runs the same way (its `run()`).
 import { monotonicMs } from '../clock.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
-import { abortedError, checkedRewrite, interceptorStep, invalidInput, markFailure, recordStep, type StepResult } from './step.js';
+import { abortedError, checkedRewrite, interceptorStep, invalidInput, isPlainObject, markFailure, recordStep, type StepResult } from './step.js';
 import type {
   AssistantMessageInput,
   AssistantMessageResult,
@@ -24,12 +24,6 @@ import type {
   TurnStartInput,
   TurnStartResult,
 } from './types.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function removeStep(list: ChainStep[], match: (step: ChainStep) => boolean): boolean {
   const index = list.findIndex(match);

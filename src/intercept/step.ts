@@ -117,6 +117,13 @@ export function runStep(invoke: (ctx: InterceptContext) => unknown, options: Ste
   });
 }
 
+/** A plain object (what JSON.parse makes): its prototype is Object.prototype or null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 // Interceptors get copies, so one cannot change what another saw by mutating in place.
 function copy<T>(value: T): T {
   try {
@@ -138,8 +145,9 @@ export function interceptorStep(interceptor: Interceptor): ChainStep {
       const own = copy(input);
       const given = own === input ? { ...input } : own;
       const outcome = await runStep((ctx) => (interceptor[method] as (input: object, ctx: InterceptContext) => unknown).call(interceptor, given, ctx), { name: interceptor.name, timeoutMs, signal });
+      // Only a plain object is a rewrite (the chain ignores anything else, uncopied).
       const args = outcome.ok ? outcome.decision?.modifiedArgs : undefined;
-      if (outcome.ok && typeof args === 'object' && args !== null) return { ok: true, decision: { ...outcome.decision, modifiedArgs: copy(args) } };
+      if (outcome.ok && isPlainObject(args)) return { ok: true, decision: { ...outcome.decision, modifiedArgs: copy(args) } };
       return outcome;
     },
   };
