@@ -16,6 +16,7 @@ export const MAX_REGISTRATIONS = 10_000;
 export const MAX_EVENT_NAMES = 1000;
 /** Characters of names, descriptions and JSON schemas one extension's registrations may hold. */
 export const MAX_REGISTRATION_CHARS = 16 * 1024 * 1024;
+
 /** Characters a registration holds: its name, description and (for a tool) its schema as JSON. */
 export function registrationChars(name: string, description: string, schema?: Record<string, unknown>): number {
   let chars = name.length + description.length;
@@ -28,7 +29,6 @@ export function registrationChars(name: string, description: string, schema?: Re
   }
   return chars;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Listing and announcing

@@ -183,7 +183,6 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
   tracing?: TracingOption | undefined;
 }
 
-
 /** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */
 export interface InterceptPolicy {
   /** What a failed step (timeout, crash, malformed answer) means; `'block'` makes the guard fail closed. @default 'allow' */
