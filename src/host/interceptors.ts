@@ -1,8 +1,9 @@
 // Extensions as interceptors: each one's chain step (one event_intercept request per step), the
 // chain's list of them in load order with the stand-ins of fail-closed ones still starting or
 // restarting, and the bounded warnings of interceptor failures.
+import { monotonicMs } from '../clock.js';
 import { ErrorCode, type ExtensionHostError } from '../errors.js';
-import { NO_DECISION, abortedError, failureOutcome, interceptorStep, stepDeadline, timeoutOutcome } from '../intercept/step.js';
+import { NO_DECISION, abortedError, failureOutcome, interceptorStep, runStep, stepDeadline, timeoutOutcome } from '../intercept/step.js';
 import type { ChainObservation, ChainStep, InterceptContext, InterceptDiagnostic, Interceptor, StepMethod, StepOutcome } from '../intercept/types.js';
 import { INTERCEPT_METHODS, interceptDecision, interceptRequest } from '../intercept/wire.js';
 import type { ExtensionProcess, RequestOptions, ResponseMapper } from '../process/extension-process.js';
@@ -25,7 +26,7 @@ export function extensionSteps(ctx: HostContext): ChainStep[] {
       continue;
     }
     if (ext.state === 'starting' && policyFor(ctx.options.interceptPolicy, ext.name)?.onFailure === 'block') {
-      list.push(interceptorStep(pendingGuard(ext, () => ctx.adapters.get(ext)?.interceptor)));
+      list.push(pendingStep(ext, () => ctx.adapters.get(ext)));
       continue;
     }
     if (ext.state !== 'ready') continue;
@@ -131,11 +132,39 @@ function restartingGuard(ext: LoadedExtension, before: Interceptor): Interceptor
   return guard as unknown as Interceptor;
 }
 
-/** The stand-in for `ext` while it starts; `adapter()` is its interceptor once it has subscribed. */
+/**
+ * The stand-in for a fail-closed `ext` while it starts, as the chain runs it: within the step's
+ * deadline it waits for the extension, then runs its step (`current()`, once it has subscribed) with
+ * what is left of the deadline and the chain call's observation; an event it does not intercept passes.
+ */
+function pendingStep(ext: LoadedExtension, current: () => ChainStep | undefined): ChainStep {
+  return {
+    interceptor: pendingGuard(ext, () => current()?.interceptor),
+    async run(method, input, timeoutMs, signal, observation) {
+      const started = monotonicMs();
+      const waited = await runStep(async (ctx) => {
+        await Promise.race([ext.settled, aborted(ctx.signal)]);
+        if (ext.state !== 'ready') throw new Error(notReady(ext));
+      }, { name: ext.name, timeoutMs, signal });
+      if (!waited.ok) return waited;
+      const step = current();
+      if (step === undefined || typeof step.interceptor[method] !== 'function') return NO_DECISION;
+      const outcome = await step.run(method, input, Math.max(0, timeoutMs - (monotonicMs() - started)), signal, observation);
+      // Timed out as one step: the whole deadline is the step's.
+      return !outcome.ok && outcome.kind === 'timeout' ? timeoutOutcome(ext.name, timeoutMs) : outcome;
+    },
+  };
+}
+
+function notReady(ext: LoadedExtension): string {
+  return `${ext.name} is not ready yet (still starting or failed); blocked by its interceptPolicy`;
+}
+
+/** The stand-in for `ext` while it starts, as an interceptor (what `list()` shows, callable like any). */
 function pendingGuard(ext: LoadedExtension, adapter: () => Interceptor | undefined): Interceptor {
   const step = (method: StepMethod) => async (input: object, ctx: InterceptContext): Promise<unknown> => {
     await Promise.race([ext.settled, aborted(ctx.signal)]);
-    if (ext.state !== 'ready') throw new Error(`${ext.name} is not ready yet (still starting or failed); blocked by its interceptPolicy`);
+    if (ext.state !== 'ready') throw new Error(notReady(ext));
     const current = adapter();
     const fn = current?.[method] as ((input: object, ctx: InterceptContext) => unknown) | undefined;
     return fn === undefined ? {} : fn.call(current, input, ctx);

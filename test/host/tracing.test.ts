@@ -184,6 +184,24 @@ describe('intercept chains', () => {
     expect(step.status.code).toBe(SpanStatusCode.ERROR);
     expect(step.events.map((e) => e.name)).toEqual(['zot.cancel']);
   });
+
+  it('a late fail-closed guard: its step span is a child of the chain span, and the only one', { timeout: TEST_MS }, async () => {
+    // hello: 0 makes the guard a late joiner; its stand-in waits for it, then runs its step.
+    const { host: late } = kit.create({
+      explicit: [fixture('extensions/guard')],
+      timeouts: { hello: 0, helloJoin: 10_000, intercept: 8000 },
+      interceptPolicy: { guard: { onFailure: 'block' } },
+      tracing: { tracerProvider: provider },
+    });
+    try {
+      expect((await late.start()).starting.map((s) => s.name)).toEqual(['guard']);
+      expect(await late.intercepts.toolCall({ toolId: 't3', toolName: 'bash', args: { command: 'rm -rf /' } })).toMatchObject({ block: true, blockedBy: 'guard' });
+      const chain = only('zot.intercept tool_call');
+      expect(parentOf(only('zot.intercept.step guard'))).toBe(chain.spanContext().spanId);
+    } finally {
+      await late.stop();
+    }
+  });
 });
 
 describe('exits and restarts', () => {
