@@ -7,9 +7,11 @@ export type { ExtensionHostErrorJSON, ExtensionHostErrorOptions } from './errors
 // The host
 export { ExtensionHost } from './host/host.js';
 export type { HostCallOptions } from './host/host.js';
-export type { CallProgress, ToolProgress } from './host/call-options.js';
-export type { TracingOption, TracingSettings } from './host/tracing-option.js';
 export type {
+  CallProgress,
+  ToolProgress,
+  TracingOption,
+  TracingSettings,
   CommandInfo,
   CommandOutcome,
   ExtensionHostOptions,
@@ -38,10 +40,17 @@ export type {
   ToolContent,
   ToolInfo,
   ToolResult,
+  EnvOption,
+  InterceptScope,
+  PermissionPolicy,
+  PermissionScope,
+  Scope,
+  SecurityOptions,
+  KeepAliveOptions,
+  RemoteOptions,
+  RateLimitOptions,
+  RateLimits,
 } from './host/types.js';
-export type { EnvOption, InterceptScope, PermissionPolicy, PermissionScope, Scope, SecurityOptions } from './host/security-options.js';
-export type { KeepAliveOptions, RemoteOptions } from './host/remote-options.js';
-export type { RateLimitOptions, RateLimits } from './host/rate-limit-options.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs
 export { toAnthropicToolResult, toAnthropicTools } from './providers/anthropic.js';
@@ -92,8 +101,6 @@ export type {
   ToolCallResult,
   TraceStep,
   TurnStartResult,
-} from './intercept/chain.js';
-export type {
   AssistantMessageDecision,
   AssistantMessageInput,
   BeforeAgentStartDecision,

@@ -1,16 +1,24 @@
+// The state of one ExtensionHost (HostContext) and the host's record of each extension process
+// (LoadedExtension) with the slot it keeps across restarts: what the other host files act on.
+import { monotonicMs } from '../clock.js';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
-import type { ExtensionStep } from '../intercept/extension-step.js';
-import type { ExtensionProcess } from '../process/extension-process.js';
-import type { ClosedPanels } from './closed-panels.js';
-import type { HostDiagnostics } from './diagnostics.js';
-import type { Embedder } from './embedder.js';
-import type { InterceptWarnings } from './intercept-warnings.js';
-import type { LoadedExtension } from './loaded-extension.js';
+import type { ChainStep, Interceptor } from '../intercept/types.js';
+import { headerVariable } from '../manifest/remote.js';
+import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
+import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
+import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import type { FrameRates } from './frames.js';
+import type { InterceptWarnings } from './interceptors.js';
+import type { Lifecycle, Supervisor } from './lifecycle.js';
 import type { TimeoutValues } from './options.js';
-import type { HostTracer } from './tracing.js';
+import type { Embedder, HostDiagnostics } from './outlet.js';
+import type { ClosedPanels } from './panels.js';
 import type { Registry } from './registry.js';
-import type { ExtensionHostOptions } from './types.js';
+import { UNRESTRICTED, scopeNames, type ExtensionSecurity } from './security.js';
+import type { HostTracer } from './tracing.js';
+import type { CommandInfo, ExtensionHostOptions, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
 
 export type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -24,10 +32,20 @@ export interface ToolValue {
   deferred: boolean;
 }
 
+/** What each extension's process reports, handed to the host file that owns it (wired by ExtensionHost). */
+export interface ExtensionEvents {
+  /** Every frame that is not a response or hello (frames.ts `routeFrame`). */
+  frame(ext: LoadedExtension, frame: ExtensionFrame): void;
+  /** A `progress` frame of one of its requests (calls.ts). */
+  progress(ext: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void;
+  /** Its process ended (lifecycle.ts `onExtensionExit`). */
+  exit(ext: LoadedExtension, info: ExitInfo): void;
+}
+
 /**
- * The state of one ExtensionHost, shared by the files that act on it (loader, frame router,
- * registrations, commands, tools, panels, interceptors, exit handling): each is a set of functions
- * taking this object, so no part holds a reference to another. Internal; built by ExtensionHost.
+ * The state of one ExtensionHost, shared by the files that act on it (loader, frames, registrations,
+ * calls, panels, interceptors, lifecycle): each is a set of functions taking this object, so no part
+ * holds a reference to another. Internal; built by ExtensionHost.
  */
 export interface HostContext {
   readonly options: ExtensionHostOptions;
@@ -53,22 +71,246 @@ export interface HostContext {
   readonly panels: Map<string, LoadedExtension[]>;
   readonly closedPanels: ClosedPanels<LoadedExtension>;
   /** One chain step per extension that subscribed to an intercept. */
-  readonly adapters: Map<LoadedExtension, ExtensionStep>;
-  /** The chain's extension steps as last computed (interceptors.ts); dropped whenever a state, an adapter or the load set changes. */
-  adapterList: ExtensionStep[] | undefined;
-  /** Each event's ready subscribers as last computed (event-fanout.ts); dropped whenever a state, a subscription or the load set changes. */
-  subscribers: Map<string, ExtensionProcess[]> | undefined;
+  readonly adapters: Map<LoadedExtension, ChainStep>;
   readonly chain: InterceptChain;
   readonly preparer: SystemPromptPreparer;
   readonly interceptWarnings: InterceptWarnings;
   readonly diagnostics: HostDiagnostics;
   readonly out: Embedder;
-  /** 'commands:changed' once per burst of registrations. */
-  readonly commandsChangedSoon: () => void;
-  /** `toolsChanged` once per burst (see tools.ts `toolsChangedSoon`). */
-  readonly announceToolsSoon: () => void;
-  /** Starts a restart attempt of `old` (loader.ts `respawnExtension`); a hook so restarts.ts needs no loader import. */
+  readonly on: ExtensionEvents;
+  /** A `tools:changed` / `commands:changed` announcement waits for the end of this burst of frames (registrations.ts). */
+  announcing: { tools: boolean; commands: boolean };
+  /** Starts a restart attempt of `old` (loader.ts `respawnExtension`); a hook so lifecycle.ts needs no loader import. */
   readonly respawn: (old: LoadedExtension, reason: string) => { ext: LoadedExtension; started: Promise<void> };
   /** With `tracing` on, from the first start(): the host's spans (tracing.ts). */
   tracer: HostTracer | undefined;
+}
+
+/** What one extension is started from: a discovered manifest or an in-memory extension. */
+export interface ExtensionSpec {
+  name: string;
+  dir: string;
+  source: ExtensionInfo['source'];
+  exec?: string;
+  args?: readonly string[];
+  /** A remote extension's `url` and `headers` (instead of `exec`). */
+  url?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  memory?: InMemoryExtension;
+  /** The manifest's `env` (variable names it needs). */
+  envDeclared?: readonly string[] | undefined;
+  /** The manifest's `permissions`. */
+  permissionsRequested?: readonly string[] | undefined;
+}
+
+/** A host diagnostic about an extension, as its limiter carries it. */
+export interface LimitedDiagnostic {
+  d: HostDiagnostic;
+  log: boolean;
+}
+
+type CommandEntry = Omit<RegisteredCommand, 'active'>;
+type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> };
+
+/**
+ * What a restart attempt takes over from the process before it (registrations.ts): the registrations
+ * the registries still hold for the extension, and what tools() / commands() listed of it before the crash.
+ */
+export interface Carried {
+  commands: Map<string, CommandEntry>;
+  tools: Map<string, ToolEntry>;
+  listed: { tools: ToolInfo[]; commands: CommandInfo[] };
+  /** Its interceptor before the crash: a fail-closed one is stood in for while it restarts (interceptors.ts). */
+  interceptor: Interceptor | undefined;
+}
+
+/** One extension across its restarts: the state machine and the restart policy outlive each process. */
+export interface ExtensionSlot {
+  readonly spec: ExtensionSpec;
+  readonly lifecycle: Lifecycle;
+  readonly supervisor: Supervisor;
+  /** While a restart is under way: what the next attempt takes over. */
+  carry: Carried | undefined;
+}
+
+/** The failure of a call (`what`) that reached `ext` while it restarts: fast, before any write. */
+export function restartingError(ext: LoadedExtension, what: string): ExtensionHostError {
+  return new ExtensionHostError(ErrorCode.RESTARTING, `${what}: ${ext.name} is restarting; try again when it is ready`, { extension: ext.name, logPath: ext.logPath });
+}
+
+/**
+ * The host's record of one extension process: its connection, state and what it registered. A
+ * restart builds a new record (so every identity guard keeps the old process out) on the same slot.
+ */
+export class LoadedExtension implements ProcessWatcher {
+  readyVia: ReadyVia | undefined;
+  readyMs: number | undefined;
+  error: ExtensionHostError | undefined;
+  version: string | undefined;
+  capabilities: readonly string[] = [];
+  /** Registrations by key (commands: lower case). Whether each is active lives in the host's registries. */
+  readonly commands = new Map<string, CommandEntry>();
+  readonly tools = new Map<string, ToolEntry>();
+  readonly events = new Set<string>();
+  readonly intercept = new Set<string>();
+  /** Frames refused by its permission scope, per scope (security.ts). */
+  readonly refusals = new Map<string, number>();
+  private limiter: DiagnosticLimiter<LimitedDiagnostic> | undefined;
+  /** Its `submit` / `notify` windows (frames.ts), made at the first such frame. */
+  rates: FrameRates | undefined;
+  /** Resolves when the extension is ready, failed or gone. */
+  readonly settled: Promise<void>;
+  private resolveSettled!: () => void;
+  readonly startedAt = monotonicMs();
+  lastFrameAt = 0;
+  /** Characters its registrations hold (see registrations.ts). */
+  registrationChars = 0;
+  /** panel_render / panel_close frames for its own panels after they closed, dropped. */
+  latePanelFrames = 0;
+  /** Set on a restart attempt until it is ready: what it takes over (see registrations.ts). */
+  carried: Carried | undefined;
+  /** This process was given up by a restart (crash or manual): its events are ignored. */
+  retired = false;
+  /** Its environment and permission scope (security.ts). */
+  security: ExtensionSecurity = UNRESTRICTED;
+
+  constructor(
+    readonly order: number,
+    readonly process: ExtensionProcess,
+    /** The host it belongs to: what its process reports goes there. */
+    readonly host: HostContext,
+    readonly slot: ExtensionSlot,
+  ) {
+    this.settled = new Promise((resolve) => {
+      this.resolveSettled = resolve;
+    });
+  }
+
+  // What its process tells it (ProcessWatcher; set in loader.ts startExtension).
+  processFrame(frame: ExtensionFrame): void {
+    this.host.on.frame(this, frame);
+  }
+
+  processDiagnostic(d: ProcessDiagnostic): void {
+    this.host.diagnostics.fromProcess(this, d);
+  }
+
+  processProgress(frame: ProgressFrame, request: RequestFrame<RequestType>): void {
+    this.host.on.progress(this, frame, request);
+  }
+
+  processExit(info: ExitInfo): void {
+    this.host.on.exit(this, info);
+  }
+
+  // Its spec's, not copies (a record per process, the spec per slot).
+  get name(): string {
+    return this.slot.spec.name;
+  }
+
+  get dir(): string {
+    return this.slot.spec.dir;
+  }
+
+  get source(): ExtensionInfo['source'] {
+    return this.slot.spec.source;
+  }
+
+  /** The host's own diagnostics about this extension (the process limits its own), made at the first. */
+  get diagnostics(): DiagnosticLimiter<LimitedDiagnostic> {
+    return (this.limiter ??= new DiagnosticLimiter<LimitedDiagnostic>({ emit: (_code, message, { d, log }) => this.host.diagnostics.record({ ...d, message }, log) }));
+  }
+
+  /** Summarises what the limiters counted (exit, stop, restart). */
+  flushDiagnostics(): void {
+    this.rates?.submit?.flush();
+    this.rates?.notify?.flush();
+    this.limiter?.flush();
+  }
+
+  get logPath(): string {
+    return this.process.logPath;
+  }
+
+  get state(): ExtensionState {
+    return this.slot.lifecycle.state;
+  }
+
+  /** A restart is under way: waiting out the backoff, or this attempt is spawning / handshaking. */
+  get restarting(): boolean {
+    const state = this.state;
+    return state === 'restarting' || (state === 'starting' && this.carried !== undefined);
+  }
+
+  /** Whether `markReady` would move it: starting, said hello, not given up. */
+  get canBecomeReady(): boolean {
+    return !this.retired && this.state === 'starting' && this.process.saidHello;
+  }
+
+  markReady(via: ReadyVia, reason?: string): boolean {
+    if (!this.canBecomeReady) return false;
+    this.readyVia = via;
+    this.readyMs = Math.round(monotonicMs() - this.startedAt);
+    this.slot.lifecycle.moveTo('ready', reason);
+    this.resolveSettled();
+    return true;
+  }
+
+  /**
+   * Moves to a final state (its counted diagnostics summarised first); returns the previous state
+   * when it changed. A move the table refuses (an exit after stop(), a failed one stopped) changes
+   * nothing: it stays as it is, and the `extension:state` event fires only for a change.
+   */
+  end(state: 'failed' | 'exited' | 'stopped', error?: ExtensionHostError, reason?: string): ExtensionState | undefined {
+    this.flushDiagnostics();
+    const previous = this.state;
+    if (!this.slot.lifecycle.can(state)) return undefined;
+    if (state === 'stopped') this.slot.supervisor.cancel();
+    if (error !== undefined) this.error = error;
+    this.slot.lifecycle.moveTo(state, reason);
+    this.resolveSettled();
+    return previous;
+  }
+
+  /**
+   * Whether tools() / commands() list its registration `key` (commands: lower case) now: when it is
+   * ready, and during a restart the ones it had before (see registrations.ts).
+   */
+  lists(kind: 'tools' | 'commands', key: string): boolean {
+    if (this.state === 'ready') return true;
+    if (!this.restarting) return false;
+    return this.slot.carry?.[kind].has(key) ?? false;
+  }
+
+  /** Given up for a restart: its pending start settles, its process's events are ignored from now on. */
+  retire(): void {
+    this.retired = true;
+    this.resolveSettled();
+  }
+
+  /** A snapshot; `isActive` says whether a registration of this extension owns its name. */
+  info(isActive: { command(name: string): boolean; tool(name: string): boolean }): ExtensionInfo {
+    return {
+      name: this.name,
+      dir: this.dir,
+      source: this.source,
+      state: this.state,
+      pid: this.process.pid,
+      ...(this.process.url !== undefined ? { url: this.process.url } : {}),
+      ...(this.slot.spec.headers !== undefined ? { headers: Object.entries(this.slot.spec.headers).map(([name, value]) => ({ name, variable: headerVariable(value) })) } : {}),
+      logPath: this.logPath,
+      version: this.version,
+      capabilities: [...this.capabilities],
+      readyVia: this.readyVia,
+      readyMs: this.readyMs,
+      commands: [...this.commands.values()].map(({ name, description }) => ({ name, description, active: isActive.command(name) })),
+      tools: [...this.tools.values()].map(({ name, description, deferred }) => ({ name, description, deferred, active: isActive.tool(name) })),
+      subscriptions: { events: [...this.events], intercept: [...this.intercept] },
+      error: this.error,
+      order: this.order,
+      latePanelFrames: this.latePanelFrames,
+      restarts: this.slot.supervisor.restarts,
+      permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
+    };
+  }
 }

@@ -1,26 +1,22 @@
+// ExtensionHost, the facade the embedder sees: every public method is a line that calls into the
+// host file that owns it, over one HostContext.
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
-import { InterceptChain, useExtensionSteps } from '../intercept/chain.js';
+import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
-import { ClosedPanels } from './closed-panels.js';
-import { listCommands, runCommand } from './commands.js';
-import type { HostContext } from './context.js';
-import { HostDiagnostics } from './diagnostics.js';
-import { Embedder } from './embedder.js';
-import { sendEvent } from './event-fanout.js';
-import { endExtension } from './extension-state.js';
-import { InterceptWarnings } from './intercept-warnings.js';
-import type { LoadedExtension } from './loaded-extension.js';
-import { extensionSteps } from './interceptors.js';
+import { callTool, runCommand, toolProgressEvent } from './calls.js';
+import type { HostContext, LoadedExtension } from './context.js';
+import { routeFrame, sendEvent } from './frames.js';
+import { InterceptWarnings, extensionSteps } from './interceptors.js';
+import { onExtensionExit, restartByHand } from './lifecycle.js';
 import { loadExtensions, respawnExtension, startReport, unloadExtensions } from './loader.js';
-import { oncePerBurst } from './once-per-burst.js';
 import { DEFAULT_TIMEOUTS, timeoutsOf, validateOptions } from './options.js';
-import { closePanelByUser, openPanels, panelKey } from './panels.js';
+import { Embedder, HostDiagnostics } from './outlet.js';
+import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.js';
+import { announceTools, listCommands, listTools } from './registrations.js';
 import { Registry } from './registry.js';
-import { restartByHand } from './restarts.js';
-import { announceTools, callTool, listTools } from './tools.js';
-import { startTracing } from './tracing-start.js';
+import { startTracing } from './tracing.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
@@ -33,9 +29,9 @@ const DEFAULT_BUILTIN_TOOLS = ['read', 'write', 'edit', 'bash', 'skill'];
  * Runs zot-compatible extensions (one subprocess each) and connects them to an agent through
  * provider-agnostic callbacks. See docs/embedding.md.
  *
- * A facade: the state is one HostContext (context.ts); loading and readiness (loader.ts,
- * extension-state.ts), frame routing (frame-router.ts), registrations, commands, tools, panels,
- * interceptors, exit handling and diagnostics each live in their own file and act on it.
+ * A facade: the state is one HostContext (context.ts); loading (loader.ts), the lifecycle and
+ * restarts (lifecycle.ts), frames (frames.ts), registrations, calls, panels, interceptors,
+ * security, the way out (outlet.ts) and tracing each live in their own file and act on it.
  */
 export class ExtensionHost extends EventEmitter<HostEvents> {
   /** Interception chain: one adapter per subscribed extension in load order; add your own too. */
@@ -61,6 +57,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     const interceptWarnings = new InterceptWarnings();
     const chain = new InterceptChain({
       timeoutMs: timeouts.intercept,
+      extensionSteps: () => extensionSteps(ctx),
+      // Tracing loads at start(): until then (and with it off) no chain call is observed.
+      observer: { chainStarted: (event) => ctx.tracer?.chainStarted(event) },
       revalidate: options.revalidateIntercepts ?? false,
       onDiagnostic: (d) => {
         const ext = byName.get(d.interceptor);
@@ -96,20 +95,20 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       panels: new Map(),
       closedPanels: new ClosedPanels(),
       adapters: new Map(),
-      adapterList: undefined,
-      subscribers: undefined,
       chain,
       preparer,
       interceptWarnings,
       diagnostics,
       out,
-      // One snapshot per burst of registrations, not one per command or tool (that was O(n^2)).
-      commandsChangedSoon: oncePerBurst(() => out.emit('commands:changed', listCommands(ctx))),
-      announceToolsSoon: oncePerBurst(() => announceTools(ctx)),
+      on: {
+        frame: (ext, frame) => routeFrame(ctx, ext, frame),
+        progress: (ext, frame, request) => toolProgressEvent(ctx, ext, frame, request),
+        exit: (ext, info) => onExtensionExit(ctx, ext, info),
+      },
+      announcing: { tools: false, commands: false },
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
       tracer: undefined,
     };
-    useExtensionSteps(chain, () => extensionSteps(ctx));
     this.ctx = ctx;
     this.intercepts = chain;
   }
@@ -159,7 +158,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     // A start or reload in progress may wait on slow handshakes: end them now, not after.
     if (ctx.status === 'starting') {
       for (const ext of ctx.loaded) {
-        endExtension(ctx, ext, 'stopped');
+        ext.end('stopped');
         void ext.process.stop();
       }
     }

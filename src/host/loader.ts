@@ -1,29 +1,23 @@
+// Starting and stopping extensions: discovery, one record and process per extension (how it is
+// reached, what it is offered), the handshake and readiness, restart attempts, and the start report.
+import { monotonicMs } from '../clock.js';
 import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
-import type { Manifest } from '../manifest/schema.js';
 import { nameKey } from '../manifest/limits.js';
-import { securityFor } from './extension-security.js';
+import type { Manifest } from '../manifest/schema.js';
+import { ExtensionProcess, type Launch } from '../process/extension-process.js';
+import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
+import type { ProtocolCapability } from '../protocol/names.js';
 import { memoryChild } from '../transport/memory.js';
 import { settlesWithin } from '../transport/settles-within.js';
-import { offeredCapabilities } from './offered-capabilities.js';
-import { ExtensionProcess, type HostInfo, type Launch, type ProcessTimeouts } from '../process/extension-process.js';
-import { headerEnv, headerSecrets } from './remote-headers.js';
 import { VERSION } from '../version.js';
-import type { HostContext } from './context.js';
-import { becomeReady, dropDerived, endExtension, stateChanged } from './extension-state.js';
-import { processHelloTimeout, startBound } from './late-join.js';
-import { Lifecycle, type StateChange } from './lifecycle.js';
-import { LoadedExtension, type Carried, type ExtensionSlot, type ExtensionSpec } from './loaded-extension.js';
-import { fromDiscovery, reportRefusedManifests } from './manifest-problems.js';
+import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostContext } from './context.js';
+import { becomeReady, newSlot, processHelloTimeout, restartAttemptFailed, startBound } from './lifecycle.js';
+import { fromDiscovery, reportRefusedManifests } from './outlet.js';
 import { closeAllPanels } from './panels.js';
-import { restartAttemptFailed } from './restarts.js';
-import { noExtensions, searchedDirs } from './searched.js';
-import { Supervisor, resolveRestartPolicy } from './supervisor.js';
-import type { StartReport } from './types.js';
-import { monotonicMs } from '../clock.js';
-
-export type { ExtensionSpec } from './loaded-extension.js';
+import { headerEnv, headerSecrets, securityFor } from './security.js';
+import type { HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
  * Discovers, creates every extension in load order and starts them in parallel; resolves when each
@@ -41,7 +35,6 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     discover: options.discover ?? true,
     env: typeof options.env === 'object' ? options.env : undefined,
   });
-  // The frame schemas (zod) load only for a frame off the zod-free paths (process/codec-gate.ts).
   const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
   reportRefusedManifests(ctx.diagnostics, found.diagnostics);
@@ -59,7 +52,6 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
   }
-  dropDerived(ctx);
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
@@ -86,7 +78,7 @@ function processSpec(name: string, dir: string, source: ExtensionSpec['source'],
  * The host's record of one extension and its (not yet started) process; `order` is its load order.
  * A restart passes the slot (state machine, supervisor) the new record continues.
  */
-export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
+function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, slot?: ExtensionSlot): LoadedExtension {
   const { options, timeouts } = ctx;
   slot ??= newSlot(ctx, spec);
   const security = securityFor(ctx, spec);
@@ -97,7 +89,8 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
     dir: spec.dir,
     launch: launchFor(ctx, spec, security.env, remoteEnv),
     logDir: ctx.logDir,
-    ...shared(ctx, { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd }, { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool }),
+    host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },
+    timeouts: { hello: processHelloTimeout(timeouts.hello, timeouts.helloJoin), shutdown: timeouts.shutdown, stuck: timeouts.stuck ?? timeouts.tool },
     maxFrameBytes: options.maxFrameBytes,
     maxOutboundBytes: options.maxOutboundBytes,
     logMaxBytes: options.logMaxBytes,
@@ -108,46 +101,6 @@ export function createExtension(ctx: HostContext, spec: ExtensionSpec, order: nu
   const ext = new LoadedExtension(order, proc, ctx, slot);
   ext.security = security;
   return ext;
-}
-
-/** The slot is its own state machine (one object, not two), which reports to the host through it, not a closure. */
-class Slot extends Lifecycle implements ExtensionSlot {
-  carry: Carried | undefined = undefined;
-
-  constructor(
-    readonly spec: ExtensionSpec,
-    readonly supervisor: Supervisor,
-    readonly host: HostContext,
-  ) {
-    super(spec.name, slotStateChanged);
-  }
-
-  get lifecycle(): Lifecycle {
-    return this;
-  }
-}
-
-function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
-  return new Slot(spec, new Supervisor(resolveRestartPolicy(ctx.options.restart)), ctx);
-}
-
-function slotStateChanged(this: Slot, change: StateChange): void {
-  stateChanged(this.host, this.spec.name, this.supervisor, change);
-}
-
-/** The host info and timeouts every process of a host gets: one pair of objects while they stay the same, not one each. */
-const sharedByHost = new WeakMap<HostContext, { host: HostInfo; timeouts: ProcessTimeouts }>();
-function shared(ctx: HostContext, host: HostInfo, timeouts: ProcessTimeouts): { host: HostInfo; timeouts: ProcessTimeouts } {
-  const last = sharedByHost.get(ctx);
-  if (last !== undefined && sameFields(last.host, host) && sameFields(last.timeouts, timeouts)) return last;
-  const next = { host, timeouts };
-  sharedByHost.set(ctx, next);
-  return next;
-}
-
-function sameFields<T extends object>(a: T, b: T): boolean {
-  const keys = Object.keys(b) as (keyof T)[];
-  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
 }
 
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
@@ -177,7 +130,7 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
  */
 export async function startExtension(ctx: HostContext, ext: LoadedExtension): Promise<void> {
   const proc = ext.process;
-  // The record is told by method calls: no closure nor listener record per event per extension.
+  // What the process reports goes to the record, and from it to the host (ctx.on).
   proc.watcher = ext;
   // A restart attempt's `starting` came from its state machine (respawnExtension).
   if (ext.carried === undefined) ctx.out.emit('extension:state', { name: ext.name, state: 'starting', previous: undefined });
@@ -206,14 +159,11 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
     if (ctx.byName.get(ext.name) !== ext || ext.retired || ext.state !== 'starting') return;
     const error = toHostError(err, ErrorCode.SPAWN_FAILED, { extension: ext.name, logPath: ext.logPath });
     if (restartAttemptFailed(ctx, ext, error)) return;
-    endExtension(ctx, ext, 'failed', error);
+    ext.end('failed', error);
     ctx.out.warn({ message: `failed to load ${ext.name}: ${error.message}`, extension: ext.name, logPath: ext.logPath, code: error.code, error });
   } finally {
     clearTimeout(idle);
     clearTimeout(grace);
-    // The process's listeners above share this function's closure context: dropping the cleared
-    // timers (and `check`) keeps them from living as long as the extension (~0.4 KB each).
-    idle = grace = undefined;
   }
 }
 
@@ -245,16 +195,48 @@ async function stopAndFlush(process: ExtensionProcess): Promise<void> {
 export async function unloadExtensions(ctx: HostContext): Promise<void> {
   ctx.status = 'stopping';
   const old = ctx.loaded;
-  for (const ext of old) endExtension(ctx, ext, 'stopped');
+  for (const ext of old) ext.end('stopped');
   closeAllPanels(ctx);
   await Promise.all(old.map((ext) => stopAndFlush(ext.process)));
   ctx.loaded = [];
   ctx.byName.clear();
   ctx.adapters.clear();
-  dropDerived(ctx);
   ctx.commandRegistry.clear();
   ctx.toolRegistry.clear();
   ctx.activated.clear();
   ctx.preparer.invalidate();
   ctx.interceptWarnings.reset();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where start() looked for extensions, so that "nothing loaded" says where nothing was found.
+// ---------------------------------------------------------------------------------------------
+
+/** The explicit paths, then (unless `discover: false`) the project and the global root, absolute. */
+function searchedDirs(discovery: ManifestDiscovery): string[] {
+  return [...discovery.explicit, ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
+}
+
+function noExtensions(searched: readonly string[]): HostDiagnostic {
+  const where = searched.length === 0 ? 'nowhere (discover: false and no explicit paths)' : searched.join(', ');
+  return { code: 'NO_EXTENSIONS', message: `no extensions found; searched ${where}`, severity: 'info' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which protocol extensions the host offers one extension in its handshake (process/negotiation.ts).
+// ---------------------------------------------------------------------------------------------
+
+/** Set by the test kit (`createTestHost({ capabilities })`): what an in-process extension is offered. Internal. */
+const memoryOffers = new WeakMap<InMemoryExtension, readonly ProtocolCapability[]>();
+
+/** Internal (the test kit's): offer exactly `capabilities` to `ext` (those the host supports). */
+export function offerToInMemory(ext: InMemoryExtension, capabilities: readonly ProtocolCapability[]): void {
+  memoryOffers.set(ext, capabilities);
+}
+
+/** The capabilities offered: `trace` only with tracing on (or when the test kit offers it). */
+function offeredCapabilities(tracing: boolean, memory: InMemoryExtension | undefined): readonly ProtocolCapability[] {
+  const offer = memory === undefined ? undefined : memoryOffers.get(memory);
+  if (offer !== undefined) return TRACING_CAPABILITIES.filter((c) => offer.includes(c));
+  return tracing ? TRACING_CAPABILITIES : HOST_CAPABILITIES;
 }

@@ -1,12 +1,95 @@
+// What extensions register (commands, tools, subscriptions), within bounds, into the host's
+// registries; what tools() and commands() list, and their change announcements; and how
+// registrations are carried across a restart.
 import { TOOL_NAME } from '../protocol/limits.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
-import { listCommands } from './commands.js';
-import type { HostContext } from './context.js';
+import type { Carried, HostContext, LoadedExtension } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
-import type { LoadedExtension } from './loaded-extension.js';
-import { takeOverCommand, takeOverTool } from './reconcile.js';
-import { MAX_EVENT_NAMES, MAX_REGISTRATION_CHARS, MAX_REGISTRATIONS, registrationChars } from './registration-limits.js';
-import { toolsChangedSoon } from './tools.js';
+import type { CommandInfo, ToolInfo } from './types.js';
+
+// What one extension may register: a bound on the host's memory however many or however large
+// the registration frames are (each frame alone is capped at 4 MiB, their number is not).
+
+/** Commands plus tools one extension may register. */
+export const MAX_REGISTRATIONS = 10_000;
+/** Custom and lifecycle event names one extension may subscribe to. */
+export const MAX_EVENT_NAMES = 1000;
+/** Characters of names, descriptions and JSON schemas one extension's registrations may hold. */
+export const MAX_REGISTRATION_CHARS = 16 * 1024 * 1024;
+
+/** Characters a registration holds: its name, description and (for a tool) its schema as JSON. */
+export function registrationChars(name: string, description: string, schema?: Record<string, unknown>): number {
+  let chars = name.length + description.length;
+  if (schema !== undefined) {
+    try {
+      chars += JSON.stringify(schema).length;
+    } catch {
+      // Schemas come from a parsed frame: always encodable. Count nothing more if not.
+    }
+  }
+  return chars;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing and announcing
+// ---------------------------------------------------------------------------------------------
+
+/** Active extension tools (deferred ones only once activated), in load order. */
+export function listTools(ctx: HostContext): ToolInfo[] {
+  const list: ToolInfo[] = [];
+  for (const r of ctx.toolRegistry.active()) {
+    if (r.value.deferred && !ctx.activated.has(r.name)) continue;
+    // A late joiner, until it is ready; during a restart, what it had.
+    if (ctx.byName.get(r.extension)?.lists('tools', r.name) !== true) continue;
+    list.push({ name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension });
+  }
+  return list;
+}
+
+/** Registered extension commands (active ones of ready extensions), in load order. */
+export function listCommands(ctx: HostContext): CommandInfo[] {
+  const list: CommandInfo[] = [];
+  for (const r of ctx.commandRegistry.active()) {
+    // A late joiner, until it is ready; during a restart, what it had.
+    if (ctx.byName.get(r.extension)?.lists('commands', r.name.toLowerCase()) !== true) continue;
+    list.push({ name: r.name, description: r.value.description, extension: r.extension });
+  }
+  return list;
+}
+
+/**
+ * `toolsChanged` / `tools:changed` (`commands:changed`) once per burst: frames parsed from one stdout
+ * chunk are handled synchronously, so a burst of registrations is one snapshot, not one per command
+ * or tool (that was O(n^2)). During start/reload the announcement at the end covers it.
+ */
+export function toolsChangedSoon(ctx: HostContext): void {
+  announceSoon(ctx, 'tools');
+}
+
+export function commandsChangedSoon(ctx: HostContext): void {
+  announceSoon(ctx, 'commands');
+}
+
+function announceSoon(ctx: HostContext, kind: 'tools' | 'commands'): void {
+  if (kind === 'tools' && ctx.status !== 'running') return;
+  if (ctx.announcing[kind]) return;
+  ctx.announcing[kind] = true;
+  queueMicrotask(() => {
+    ctx.announcing[kind] = false;
+    if (kind === 'tools') announceTools(ctx);
+    else ctx.out.emit('commands:changed', listCommands(ctx));
+  });
+}
+
+export function announceTools(ctx: HostContext): void {
+  const tools = listTools(ctx);
+  ctx.out.call('toolsChanged', tools);
+  ctx.out.emit('tools:changed', tools);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration frames
+// ---------------------------------------------------------------------------------------------
 
 const INTERCEPTABLE: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
 
@@ -41,9 +124,9 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
   // One object for the extension's record and the registry's value.
   const entry = { name, description };
   const { conflict } = ctx.commandRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
-  ext.setCommand(key, entry);
+  ext.commands.set(key, entry);
   if (conflict !== undefined) recordConflict(ctx, 'command', `/${conflict.name}`, conflict.loser, conflict.winner);
-  if (ext.state === 'ready') ctx.commandsChangedSoon();
+  if (ext.state === 'ready') commandsChangedSoon(ctx);
 }
 
 /** A register_tool frame. */
@@ -67,7 +150,7 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
   if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
   const entry = { name, description, schema, deferred };
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
-  ext.setTool(name, entry);
+  ext.tools.set(name, entry);
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
   if (changed && !deferred && ext.state === 'ready') toolsChangedSoon(ctx);
 }
@@ -84,15 +167,14 @@ export function subscribe(ctx: HostContext, ext: LoadedExtension, events: readon
   for (const event of events) {
     if (ext.events.has(event)) continue;
     if (!withinLimits(ctx, ext, 'subscription to ', event, event.length, ext.events.size, MAX_EVENT_NAMES, 'event names')) break;
-    ext.addEvent(event);
-    ctx.subscribers = undefined;
+    ext.events.add(event);
   }
   for (const event of intercept) {
     if (!INTERCEPTABLE.has(event)) {
       ctx.diagnostics.diagnose({ code: 'UNKNOWN_INTERCEPT', message: `${ext.name} asked to intercept ${JSON.stringify(event)}, which cannot be intercepted; ignored`, extension: ext.name, severity: 'warning' });
       continue;
     }
-    ext.addIntercept(event);
+    ext.intercept.add(event);
   }
   if (ext.intercept.size > 0) addInterceptor(ctx, ext);
 }
@@ -106,4 +188,86 @@ export function removeRegistrations(ctx: HostContext, ext: LoadedExtension): voi
   removeInterceptor(ctx, ext);
   if (changed.length > 0) toolsChangedSoon(ctx);
   ctx.out.emit('commands:changed', listCommands(ctx));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registrations across a restart. While an extension restarts, the registries keep what it had and
+// tools() / commands() go on listing it (calls fail fast with RESTARTING), so the model's tool list
+// does not flap. The new process's registrations of names it had replace them in place; new names
+// are added as usual but listed only once it is ready. At ready the names it did not register again
+// go, and `toolsChanged` / `commands:changed` fire only when what is listed of it really changed.
+// ---------------------------------------------------------------------------------------------
+
+/** Records what a restart of `ext` takes over, unless a restart under way already did. */
+export function carryOver(ctx: HostContext, ext: LoadedExtension): Carried {
+  const slot = ext.slot;
+  if (slot.carry !== undefined) return slot.carry;
+  const state = ext.state;
+  // Down (failed, exited): its registrations are gone already.
+  const had = state === 'ready' || state === 'starting' || state === 'restarting';
+  slot.carry = {
+    commands: had ? new Map(ext.commands) : new Map(),
+    tools: had ? new Map(ext.tools) : new Map(),
+    listed: state === 'ready' ? listedOf(ctx, ext.name) : { tools: [], commands: [] },
+    interceptor: had ? ctx.adapters.get(ext)?.interceptor : undefined,
+  };
+  return slot.carry;
+}
+
+function listedOf(ctx: HostContext, name: string): Carried['listed'] {
+  return { tools: listTools(ctx).filter((t) => t.extension === name), commands: listCommands(ctx).filter((c) => c.extension === name) };
+}
+
+/** A restart attempt registering a command it had: taken over in place. True when handled here. */
+function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, name: string, description: string): boolean {
+  const before = ext.state === 'starting' ? ext.carried?.commands.get(key) : undefined;
+  if (before === undefined) return false;
+  ext.commands.set(key, { name, description });
+  if (before.name !== name || before.description !== description) ctx.commandRegistry.update(name, ext.name, { description });
+  return true;
+}
+
+/** A restart attempt registering a tool it had: taken over in place (an equal one keeps its objects). True when handled here. */
+function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): boolean {
+  const before = ext.state === 'starting' ? ext.carried?.tools.get(name) : undefined;
+  if (before === undefined) return false;
+  const same = before.description === description && before.deferred === deferred && JSON.stringify(before.schema) === JSON.stringify(schema);
+  ext.tools.set(name, same ? before : { name, description, schema, deferred });
+  if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred });
+  return true;
+}
+
+/** A restart attempt is about to be ready: what it did not register again goes. */
+export function dropNotRegisteredAgain(ctx: HostContext, ext: LoadedExtension, carried: Carried): void {
+  ext.carried = undefined;
+  ext.slot.carry = undefined;
+  for (const [key, command] of carried.commands) if (!ext.commands.has(key)) ctx.commandRegistry.remove(command.name, ext.name);
+  for (const name of carried.tools.keys()) {
+    if (ext.tools.has(name)) continue;
+    if (ctx.toolRegistry.isActive(name, ext.name)) ctx.activated.delete(name);
+    ctx.toolRegistry.remove(name, ext.name);
+  }
+}
+
+/** A restart attempt is ready: `toolsChanged` / `commands:changed` fire when what is listed of it really changed. */
+export function announceIfChanged(ctx: HostContext, ext: LoadedExtension, carried: Carried): void {
+  const now = listedOf(ctx, ext.name);
+  if (!sameTools(carried.listed.tools, now.tools)) toolsChangedSoon(ctx);
+  if (!sameCommands(carried.listed.commands, now.commands)) commandsChangedSoon(ctx);
+}
+
+/** A restart that will not happen (limit, failed attempt, stop): activations of the tools it had go with them. */
+export function dropCarried(ctx: HostContext, ext: LoadedExtension): void {
+  const carried = ext.slot.carry;
+  ext.slot.carry = undefined;
+  ext.carried = undefined;
+  if (carried !== undefined) for (const name of carried.tools.keys()) if (ctx.toolRegistry.isActive(name, ext.name)) ctx.activated.delete(name);
+}
+
+function sameTools(a: readonly ToolInfo[], b: readonly ToolInfo[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.name === b[i]!.name && t.description === b[i]!.description && t.schema === b[i]!.schema);
+}
+
+function sameCommands(a: readonly CommandInfo[], b: readonly CommandInfo[]): boolean {
+  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.description === b[i]!.description);
 }

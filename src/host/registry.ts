@@ -20,9 +20,6 @@ export interface Conflict {
   winner: string;
 }
 
-/** What add() answers for a name nobody had (never mutated by callers). */
-const ADDED: { conflict: undefined; changed: true } = Object.freeze({ conflict: undefined, changed: true });
-
 export class Registry<T> {
   private readonly byKey = new Map<string, Registration<T>[]>();
 
@@ -39,9 +36,8 @@ export class Registry<T> {
     }
     const list = this.byKey.get(key);
     if (list === undefined) {
-      // A new name, the usual case: no search, no splice, one shared answer.
       this.byKey.set(key, [entry]);
-      return ADDED;
+      return { conflict: undefined, changed: true };
     }
     const same = list.findIndex((r) => r.extension === entry.extension);
     if (same !== -1) {

@@ -1,17 +1,60 @@
 // The host's OpenTelemetry spans (docs/tracing.md): tool calls, commands, intercept chains and their
-// steps, restarts; exits and restarts as span events. Exists only with `tracing` on: when off, the
-// host holds no tracer and each traced path costs one `ctx.tracer` check.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// steps, restarts; exits and restarts as span events. `@opentelemetry/api` is imported only here, at
+// start() and only with `tracing` on: off, the host holds no tracer and each traced path costs one
+// `ctx.tracer` check.
+import type * as Otel from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import { ErrorCode, type ExtensionHostError, isExtensionHostError } from '../errors.js';
-import { hasParticipants, type InterceptChain, type TraceStep } from '../intercept/chain.js';
-import type { StepOutcome } from '../intercept/step.js';
-import type { ExtensionProcess, RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
+import { ErrorCode, ExtensionHostError, isExtensionHostError } from '../errors.js';
+import type { ChainEnd, ChainObservation, ChainObserver, InterceptEvent, StepOutcome, TraceStep } from '../intercept/types.js';
+import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
-import type { HostCallOptions } from './call-options.js';
-import type { LoadedExtension } from './loaded-extension.js';
-import type { OtelApi } from './tracing-load.js';
-import type { HostEvents, ToolResult } from './types.js';
+import { VERSION } from '../version.js';
+import type { HostContext, LoadedExtension } from './context.js';
+import type { StepSend } from './interceptors.js';
+import type { HostCallOptions, HostEvents, ToolResult, TracingOption } from './types.js';
+
+export type OtelApi = typeof Otel;
+
+/** The tracer's name (the instrumentation scope of every span of the host). */
+export const TRACER_NAME = 'zot-extension-host';
+
+/** Whether the option turns tracing on. */
+function tracingOn(option: TracingOption | undefined): option is true | Exclude<TracingOption, boolean> {
+  return option !== undefined && option !== false;
+}
+
+/** The api module and the host's tracer; rejects with TRACING_UNAVAILABLE when the package is missing. */
+export async function loadTracing(
+  option: true | Exclude<TracingOption, boolean>,
+  version: string,
+  importApi: () => Promise<unknown> = () => import('@opentelemetry/api'),
+): Promise<{ api: OtelApi; tracer: Otel.Tracer }> {
+  let api: OtelApi;
+  try {
+    const loaded = (await importApi()) as OtelApi & { default?: OtelApi };
+    // CJS interop: the namespace may come as `default`.
+    api = typeof loaded.trace?.getTracer === 'function' ? loaded : loaded.default!;
+    if (typeof api?.trace?.getTracer !== 'function') throw new Error('the module has no trace API');
+  } catch (err) {
+    throw new ExtensionHostError(
+      ErrorCode.TRACING_UNAVAILABLE,
+      `ExtensionHost option tracing is on, but @opentelemetry/api cannot be loaded (${err instanceof Error ? err.message : String(err)}); install it (npm i @opentelemetry/api) or turn tracing off`,
+      { cause: err },
+    );
+  }
+  const provider = option === true ? undefined : option.tracerProvider;
+  return { api, tracer: (provider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME, version) };
+}
+
+/** Rejects with TRACING_UNAVAILABLE (before any extension starts) when `@opentelemetry/api` is missing. */
+export async function startTracing(ctx: HostContext): Promise<void> {
+  const option = ctx.options.tracing;
+  if (ctx.tracer !== undefined || !tracingOn(option)) return;
+  const { api, tracer } = await loadTracing(option, VERSION);
+  const hostTracer = new HostTracer(api, tracer);
+  ctx.out.tap = (name, args) => hostTracer.observe(name, args);
+  ctx.tracer = hostTracer;
+}
 
 /** W3C trace context as sent in a request's `_meta` (capability "trace"). */
 export interface TraceMeta {
@@ -19,19 +62,23 @@ export interface TraceMeta {
   tracestate?: string | undefined;
 }
 
-/** One chain call in progress: its span's context, and the steps that made their own spans. */
-interface ChainScope {
-  readonly context: Context;
-  readonly started: number;
-  readonly live: string[];
-}
+/** One chain call in progress: its span, its context, and the steps that made their own spans. */
+class TracedChain implements ChainObservation {
+  readonly live: string[] = [];
+  // OpenTelemetry reads a plain number as performance.now() time (or epoch ms), not as monotonicMs().
+  readonly started = performance.now();
 
-const CHAIN_METHODS = [
-  ['toolCall', 'tool_call'],
-  ['turnStart', 'turn_start'],
-  ['assistantMessage', 'assistant_message'],
-  ['beforeAgentStart', 'before_agent_start'],
-] as const;
+  constructor(
+    private readonly tracer: HostTracer,
+    readonly event: InterceptEvent,
+    readonly span: Span,
+    readonly context: Context,
+  ) {}
+
+  chainEnded(result: ChainEnd | undefined, error: unknown): void {
+    this.tracer.chainEnded(this, result, error);
+  }
+}
 
 type Done<T> = (span: Span, value: T | undefined, error: unknown) => void;
 
@@ -49,28 +96,10 @@ function stepDecision(outcome: StepOutcome): Attributes {
   return { 'zot.intercept.decision': rewritten ? 'rewrite' : 'allow', 'zot.intercept.rewritten': rewritten };
 }
 
-/** A traced tool call's mapper that names the span after the answer's id: methods, not two closures and their context (as ToolMapper). */
-class CallIdMapper implements ResponseMapper<ToolResultFrame, ToolResult> {
-  constructor(
-    private readonly mapper: ResponseMapper<ToolResultFrame, ToolResult>,
-    private readonly span: Span,
-  ) {}
-
-  frame(frame: ToolResultFrame): ToolResult {
-    this.span.setAttribute('gen_ai.tool.call.id', frame.id);
-    return this.mapper.frame(frame);
-  }
-
-  error(err: ExtensionHostError): ToolResult {
-    return this.mapper.error(err);
-  }
-}
-
-export class HostTracer {
+export class HostTracer implements ChainObserver {
   /** The spans open per extension name, for the exit and restart events. */
   private readonly open = new Map<string, Set<Span>>();
   private readonly restarts = new Map<string, Span>();
-  private readonly chains = new AsyncLocalStorage<ChainScope>();
 
   constructor(
     readonly api: OtelApi,
@@ -93,7 +122,16 @@ export class HostTracer {
     if (callId !== undefined) attributes['gen_ai.tool.call.id'] = callId;
     const span = this.tracer.startSpan(`execute_tool ${name}`, { attributes, kind: this.api.SpanKind.INTERNAL }, this.api.context.active());
     // The wire id is the call id only when the caller gave none: then the answer's id is read.
-    const traced = callId === undefined ? new CallIdMapper(mapper, span) : mapper;
+    const traced: ResponseMapper<ToolResultFrame, ToolResult> =
+      callId !== undefined
+        ? mapper
+        : {
+            frame: (frame) => {
+              span.setAttribute('gen_ai.tool.call.id', frame.id);
+              return mapper.frame(frame);
+            },
+            error: (err) => mapper.error(err),
+          };
     return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
       if (result === undefined) return;
       const failure = result.failure;
@@ -110,17 +148,16 @@ export class HostTracer {
   }
 
   /**
-   * What an extension step requests through: each event_intercept is span `zot.intercept.step
-   * {extension}`, a child of its chain's span (or of the active context outside a chain).
+   * How an extension step sends its request: each event_intercept is span `zot.intercept.step
+   * {extension}`, a child of its chain call's span (or of the active context outside a chain).
    */
-  stepProcess(ext: LoadedExtension): Pick<ExtensionProcess, 'request'> {
-    const request = (frame: RequestFrame<RequestType>, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> => {
-      const scope = this.chains.getStore();
-      scope?.live.push(ext.name);
-      const event = (frame as { event?: string }).event ?? '';
-      const attributes: Attributes = { 'zot.intercept.event': event, 'zot.intercept.extension': ext.name, 'zot.extension.name': ext.name };
-      const span = this.tracer.startSpan(`zot.intercept.step ${ext.name}`, { attributes }, scope?.context ?? this.api.context.active());
-      return this.request(ext, span, frame, options ?? {}, mapper, (s, value) => {
+  stepSend(ext: LoadedExtension): StepSend {
+    return (frame, options, mapper, observation) => {
+      const chain = observation instanceof TracedChain ? observation : undefined;
+      chain?.live.push(ext.name);
+      const attributes: Attributes = { 'zot.intercept.event': frame.event, 'zot.intercept.extension': ext.name, 'zot.extension.name': ext.name };
+      const span = this.tracer.startSpan(`zot.intercept.step ${ext.name}`, { attributes }, chain?.context ?? this.api.context.active());
+      return this.request(ext, span, frame as RequestFrame<RequestType>, options, mapper, (s, value) => {
         if (value !== undefined) s.setAttributes(stepDecision(value as StepOutcome));
         const outcome = value as StepOutcome | undefined;
         if (outcome === undefined || outcome.ok) return;
@@ -128,62 +165,54 @@ export class HostTracer {
         if (outcome.kind === 'timeout' && ext.process.capabilities.includes('cancel')) s.addEvent('zot.cancel', { 'zot.cancel.reason': 'timeout' });
       });
     };
-    return { request: request as ExtensionProcess['request'] };
   }
 
   /**
-   * Each chain call that consults any interceptor becomes span `zot.intercept {event}` (one with no
-   * participant makes none); steps that are not an extension's get their span from the trace afterwards.
+   * The chain's observer: each chain call that consults any interceptor becomes span `zot.intercept
+   * {event}` (one with no participant makes none); steps that are not an extension's get their span
+   * from the trace at its end.
    */
-  wrapChain(chain: InterceptChain): void {
-    for (const [method, event] of CHAIN_METHODS) {
-      const original = (chain[method] as (...args: unknown[]) => Promise<{ trace: TraceStep[]; block?: boolean; modified?: boolean }>).bind(chain);
-      (chain as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => (hasParticipants(chain, method) ? this.chainCall(event, () => original(...args)) : original(...args));
-    }
+  chainStarted(event: InterceptEvent): ChainObservation {
+    const parent = this.api.context.active();
+    const span = this.tracer.startSpan(`zot.intercept ${event}`, { attributes: { 'zot.intercept.event': event } }, parent);
+    return new TracedChain(this, event, span, this.api.trace.setSpan(parent, span));
   }
 
-  private chainCall<R extends { trace: TraceStep[]; block?: boolean; modified?: boolean }>(event: string, run: () => Promise<R>): Promise<R> {
-    const { api } = this;
-    const parent = api.context.active();
-    const span = this.tracer.startSpan(`zot.intercept ${event}`, { attributes: { 'zot.intercept.event': event } }, parent);
-    // OpenTelemetry reads a plain number as performance.now() time (or epoch ms), not as monotonicMs().
-    const scope: ChainScope = { context: api.trace.setSpan(parent, span), started: performance.now(), live: [] };
-    return this.chains.run(scope, run).then(
-      (result) => {
-        this.plainSteps(scope, event, result.trace);
-        const blocked = result.trace.find((s) => s.decision === 'block');
-        span.setAttributes({
-          'zot.intercept.steps': result.trace.length,
-          'zot.intercept.decision': result.block === true ? 'block' : 'allow',
-          'zot.intercept.rewritten': result.modified ?? result.trace.some((s) => s.decision === 'rewrite'),
-        });
-        if (blocked !== undefined) span.setAttribute('zot.intercept.blocked_by', blocked.interceptor);
-        span.end();
-        return result;
-      },
-      (error: unknown) => {
-        span.setAttribute('error.type', errorType(error));
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-        span.end();
-        throw error;
-      },
-    );
+  /** The end of a traced chain call (TracedChain.chainEnded). */
+  chainEnded(chain: TracedChain, result: ChainEnd | undefined, error: unknown): void {
+    const { span } = chain;
+    if (result === undefined) {
+      span.setAttribute('error.type', errorType(error));
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      span.end();
+      return;
+    }
+    this.plainSteps(chain, result.trace);
+    const blocked = result.trace.find((s) => s.decision === 'block');
+    span.setAttributes({
+      'zot.intercept.steps': result.trace.length,
+      'zot.intercept.decision': result.block === true ? 'block' : 'allow',
+      'zot.intercept.rewritten': result.modified ?? result.trace.some((s) => s.decision === 'rewrite'),
+    });
+    if (blocked !== undefined) span.setAttribute('zot.intercept.blocked_by', blocked.interceptor);
+    span.end();
   }
 
   /** Spans for the steps that made none (interceptors added with `add()`), timed from the trace. */
-  private plainSteps(scope: ChainScope, event: string, trace: readonly TraceStep[]): void {
+  private plainSteps(chain: TracedChain, trace: readonly TraceStep[]): void {
+    const { event } = chain;
     let live = 0;
-    let at = scope.started;
+    let at = chain.started;
     for (const step of trace) {
       const start = at;
       at += step.ms;
-      if (scope.live[live] === step.interceptor) {
+      if (chain.live[live] === step.interceptor) {
         live++;
         continue;
       }
       const attributes: Attributes = { 'zot.intercept.event': event, 'zot.intercept.interceptor': step.interceptor, 'zot.intercept.decision': step.decision, 'zot.intercept.rewritten': step.decision === 'rewrite' };
       if (step.failure !== undefined) attributes['zot.intercept.failure_kind'] = attributes['error.type'] = step.failure;
-      const span = this.tracer.startSpan(`zot.intercept.step ${step.interceptor}`, { attributes, startTime: start }, scope.context);
+      const span = this.tracer.startSpan(`zot.intercept.step ${step.interceptor}`, { attributes, startTime: start }, chain.context);
       if (step.failure !== undefined) span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: step.message });
       span.end(at);
     }

@@ -1,17 +1,12 @@
+// The public types of the host: its options, callbacks, events, snapshots and results (types only).
 import type { Readable, Writable } from 'node:stream';
+import type { TracerProvider } from '@opentelemetry/api';
 import type { ExtensionHostError } from '../errors.js';
-import type { ExtensionSource } from '../manifest/index.js';
+import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
-import type { ToolProgress } from './call-options.js';
-import type { RestartPolicy } from './restart-policy.js';
-import type { TracingOption } from './tracing-option.js';
-import type { RateLimitOptions } from './rate-limit-options.js';
-import type { RemoteOptions } from './remote-options.js';
-import type { SecurityOptions } from './security-options.js';
+import type { InterceptEventName } from '../protocol/names.js';
 
-export type { CallProgress, HostCallOptions, ToolProgress } from './call-options.js';
-export type { RestartPolicy } from './restart-policy.js';
-export type { FailedReport, LoadedReport, StartingReport, StartReport } from './start-report.js';
+export type { PanelKey } from '../protocol/frames.js';
 
 /**
  * Timeouts in milliseconds. Every field is optional; the defaults are the spec's. A request deadline
@@ -188,7 +183,6 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
   tracing?: TracingOption | undefined;
 }
 
-
 /** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */
 export interface InterceptPolicy {
   /** What a failed step (timeout, crash, malformed answer) means; `'block'` makes the guard fail closed. @default 'allow' */
@@ -353,5 +347,248 @@ export interface HostEvents {
   'tool:progress': [progress: ToolProgress];
 }
 
-export type { PanelKey } from '../protocol/frames.js';
-export type { PanelCallOptions } from './panel-types.js';
+// ---------------------------------------------------------------------------------------------
+// Calls: options and progress
+// ---------------------------------------------------------------------------------------------
+
+/** A `progress` frame of an extension for one call (capability "progress"); every field is the extension's. */
+export interface CallProgress {
+  /** The extension that sent it. */
+  extension: string;
+  /** The call's request id on the wire (as in the extension's log). */
+  requestId: string;
+  message?: string | undefined;
+  /** Work done so far, in the extension's units. */
+  progress?: number | undefined;
+  /** The whole, when the extension knows it. */
+  total?: number | undefined;
+}
+
+/** The `tool:progress` event: a tool call's progress, for a UI that does not own the call. */
+export interface ToolProgress extends CallProgress {
+  tool: string;
+}
+
+/** Options of `callTool` and `runCommand`. */
+export interface HostCallOptions {
+  /** Aborts the call; the result reports ABORTED. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Deadline in ms; above 2^31-1 ms (Infinity included) there is none. @default the host's `timeouts.tool` / `timeouts.command` */
+  timeoutMs?: number | undefined;
+  /**
+   * Called with each progress report the extension sends for this call (only an extension that
+   * declared capability "progress" can; `callTool` passes a `ToolProgress`). @default undefined
+   */
+  onProgress?: ((progress: CallProgress) => void) | undefined;
+  /**
+   * `callTool` only: each progress report restarts the call's deadline (`timeoutMs`), so a long
+   * call that keeps reporting stays alive, up to `maxTotalTimeoutMs` from its start. @default false
+   */
+  resetTimeoutOnProgress?: boolean | undefined;
+  /**
+   * `callTool` with `resetTimeoutOnProgress`: the longest the call may take, however often progress
+   * restarts its deadline. @default 10 × the call's deadline (10 minutes with the default `timeouts.tool`)
+   */
+  maxTotalTimeoutMs?: number | undefined;
+  /**
+   * `callTool` with `tracing` on: the model's id of this tool call, recorded as `gen_ai.tool.call.id`
+   * (docs/tracing.md). @default the request id on the wire, once the extension answers
+   */
+  toolCallId?: string | undefined;
+}
+
+/**
+ * Which extension's panel a call means. A panel is identified by the pair (extension, panel id):
+ * two extensions may each have a panel `main` open at once.
+ */
+export interface PanelCallOptions {
+  /**
+   * The extension that opened the panel (the `extension` of the `openPanel` callback).
+   * @default the one extension that has the panel id open; when several have it open the call throws
+   * `INVALID_ARGUMENT` naming them, and the caller must pass `extension`.
+   */
+  extension?: string | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// start() and reload(): the report
+// ---------------------------------------------------------------------------------------------
+
+export interface LoadedReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  pid: number | undefined;
+  readyVia: ReadyVia;
+  readyMs: number;
+  logPath: string;
+}
+
+export interface FailedReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  error: ExtensionHostError;
+  logPath: string;
+}
+
+export interface StartingReport {
+  name: string;
+  source: ExtensionInfo['source'];
+  logPath: string;
+}
+
+export interface StartReport {
+  loaded: LoadedReport[];
+  failed: FailedReport[];
+  /** Still starting: no hello within `timeouts.hello`; they join later or fail at `timeouts.helloJoin`. */
+  starting: StartingReport[];
+  /** Discovered but not started: disabled, shadowed, or not a process extension (theme, skills). */
+  skipped: { name: string; dir: string; reason: 'disabled' | 'shadowed' | 'theme' | 'skills' }[];
+  /**
+   * The directories looked in, absolute, in precedence order: the explicit paths, then (unless
+   * `discover: false`) `<cwd>/.<appName>/extensions` and `<home>/extensions`. When nothing was found,
+   * `diagnostics` also has a `NO_EXTENSIONS` entry naming them.
+   */
+  searched: string[];
+  diagnostics: (HostDiagnostic | DiscoveryDiagnostic)[];
+  /** Milliseconds for the whole start. */
+  ms: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options: restarts, tracing, remote extensions, rate limits, security
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * When and how fast the host restarts a crashed extension (`ExtensionHostOptions.restart`). The delay
+ * before the n-th restart in the window (n from 0) is `backoffMs[min(n, backoffMs.length - 1)] *
+ * (1 + jitter * r)`, with r uniform in [0, 1), rounded to whole ms.
+ */
+export interface RestartPolicy {
+  /**
+   * Restarts allowed within `windowMs` (0 to 100). The crash after them leaves the extension `failed`
+   * with one `RESTART_LIMIT` diagnostic and warning; a manual `host.restart()` starts a fresh count.
+   * @default 3
+   */
+  maxRestarts?: number | undefined;
+  /** Sliding window in ms over which restarts are counted (> 0, or Infinity: for the host's life). @default 180000 */
+  windowMs?: number | undefined;
+  /** Delays in ms before the 1st, 2nd, ... restart in the window; the last repeats (1 to 100 entries, each 0 to 2^31-1). @default [250, 1000, 4000] */
+  backoffMs?: readonly number[] | undefined;
+  /** Fraction (0 to 1) of a delay that may be added at random, so extensions that crashed together do not restart together. @default 0.2 */
+  jitter?: number | undefined;
+}
+
+/** Where the host's spans go when tracing is on. */
+export interface TracingSettings {
+  /** The provider of the host's tracer (`zot-extension-host`). @default the global provider (`trace.getTracerProvider()`) */
+  tracerProvider?: TracerProvider | undefined;
+}
+
+/**
+ * OpenTelemetry traces of tool calls, commands and intercept chains (docs/tracing.md): `true` uses
+ * the global tracer provider, `{ tracerProvider }` a given one. Needs the optional peer dependency
+ * `@opentelemetry/api`, loaded at `start()` (a start without it rejects with TRACING_UNAVAILABLE).
+ * Off, the package is never loaded. @default false
+ */
+export type TracingOption = boolean | TracingSettings;
+
+/** Ping/pong on every remote connection: a peer that stops answering is dead, not waited on. */
+export interface KeepAliveOptions {
+  /** How often the host pings a remote extension. @default 15000 */
+  intervalMs?: number | undefined;
+  /**
+   * A remote extension that sends nothing (no pong, no frame) for this long after a ping is dead:
+   * the connection is dropped, which is its exit (PROCESS_EXITED; the `restart` policy reconnects).
+   * @default 10000
+   */
+  timeoutMs?: number | undefined;
+}
+
+export interface RemoteOptions {
+  /** Keep-alive of remote (`url`) extensions. @default { intervalMs: 15000, timeoutMs: 10000 } */
+  keepAlive?: KeepAliveOptions | undefined;
+}
+
+/**
+ * How many `submit` and `notify` frames of one extension reach the callbacks per window; the rest of
+ * a window's are dropped, and counted in one `RATE_LIMITED` diagnostic per window. `Infinity` = no
+ * bound for that kind.
+ */
+export interface RateLimits {
+  /** `submit` frames (each starts or queues a turn) per window. @default 10 */
+  submit?: number | undefined;
+  /** `notify` frames per window. @default 100 */
+  notify?: number | undefined;
+  /** The window, in ms (fixed windows, each from the first frame after the last one ended). @default 1000 */
+  windowMs?: number | undefined;
+}
+
+export interface RateLimitOptions {
+  /** Per-extension bound of `submit` and `notify` frames. @default { submit: 10, notify: 100, windowMs: 1000 } */
+  rateLimits?: RateLimits | undefined;
+}
+
+export interface SecurityOptions {
+  /**
+   * Environment of extension processes: `'inherit'` passes the host's whole environment (API keys
+   * included, as zot does); `'minimal'` passes only PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG,
+   * LC_*, TMPDIR, TZ (on Windows also SYSTEMROOT, COMSPEC, PATHEXT, APPDATA, LOCALAPPDATA,
+   * USERPROFILE, TEMP, TMP, WINDIR), the variables a manifest declares (`"env": [...]`) that
+   * `envAllow` allows, and `envByExtension`; an object is the exact environment of every extension.
+   * @default 'inherit'
+   */
+  env?: EnvOption | undefined;
+  /**
+   * Under `env: 'minimal'`: the variables (names, or `PREFIX*`) a manifest may ask for with
+   * `"env": [...]`. A declared variable that is not allowed, or not set, is not passed and is a
+   * warning (ENV_MISSING, shown by `zot-ext doctor`). @default []
+   */
+  envAllow?: readonly string[] | undefined;
+  /** Variables set (or, with `undefined`, removed) for one extension, by manifest name, in every mode. */
+  envByExtension?: Readonly<Record<string, NodeJS.ProcessEnv>> | undefined;
+  /**
+   * Permission scopes, enforced on the frames the host receives. Without this option every
+   * extension may do everything (the spec's default). See docs/security.md. @default undefined
+   */
+  permissions?: PermissionPolicy | undefined;
+}
+
+/** The `env` option: a mode, or (as before) the exact environment of every extension. */
+export type EnvOption = 'inherit' | 'minimal' | NodeJS.ProcessEnv;
+
+/** Events an extension may be allowed to intercept. */
+export type InterceptScope = InterceptEventName;
+
+/**
+ * What one extension may do. In a Scope object a missing field is NOT granted: `{ tools: true }`
+ * allows registering tools and nothing else. `'all'` and `'none'` are shorthands.
+ */
+export interface PermissionScope {
+  /** `register_command` (and so the actions of its command responses). */
+  commands?: boolean | undefined;
+  /** `register_tool`. */
+  tools?: boolean | undefined;
+  /** `subscribe` to lifecycle events: all, or the named ones. */
+  events?: boolean | readonly string[] | undefined;
+  /**
+   * `subscribe` to intercepts: all, or the named ones. `before_agent_start` sees (and may rewrite)
+   * the entire system prompt.
+   */
+  intercept?: boolean | readonly InterceptScope[] | undefined;
+  /** `submit` frames (prompts sent to the agent as if the user typed them). */
+  submit?: boolean | undefined;
+  /** `open_panel` command responses, `panel_render`, `panel_close`. */
+  panels?: boolean | undefined;
+  /** `notify` and `clear_notes`. */
+  notes?: boolean | undefined;
+}
+
+export type Scope = PermissionScope | 'all' | 'none';
+
+/** The `permissions` option. */
+export interface PermissionPolicy {
+  /** Scope of every extension not named in `byExtension`. @default 'all' */
+  default?: Scope | undefined;
+  /** Scope per manifest name; replaces `default` for that extension (it does not add to it). */
+  byExtension?: Readonly<Record<string, Scope>> | undefined;
+}

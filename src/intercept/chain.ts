@@ -1,82 +1,35 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
-// optional re-validation, and a trace of every step.
+// optional re-validation, and a trace of every step. Every step runs the same way (its `run()`).
 import { monotonicMs } from '../clock.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
+import { abortedError, checkedRewrite, interceptorStep, invalidInput, isPlainObject, markFailure, recordStep, type StepResult } from './step.js';
 import type {
+  AssistantMessageInput,
   AssistantMessageResult,
+  BeforeAgentStartInput,
   CallOptions,
+  ChainEnd,
+  ChainObservation,
+  ChainObserver,
+  ChainStep,
   InterceptChainOptions,
   InterceptDiagnostic,
   InterceptEvent,
+  Interceptor,
+  StepMethod,
+  StepOutcome,
+  ToolCallInput,
   ToolCallResult,
   TraceStep,
+  TurnStartInput,
   TurnStartResult,
-} from './chain-types.js';
-import type { ExtensionStep, StepCall, StepRunner } from './extension-step.js';
-import { checkedRewrite, invalidInput } from './step-checks.js';
-import { markFailure, recordStep, type StepResult } from './step-record.js';
-import { abortedError, runStep, type StepMethod, type StepOutcome } from './step.js';
-import type { AssistantMessageInput, BeforeAgentStartInput, InterceptContext, Interceptor, ToolCallInput, TurnStartInput } from './types.js';
+} from './types.js';
 
-export type {
-  AssistantMessageResult,
-  CallOptions,
-  InterceptChainOptions,
-  InterceptDiagnostic,
-  InterceptEvent,
-  ToolCallResult,
-  TraceStep,
-  TurnStartResult,
-} from './chain-types.js';
-
-type Method = StepMethod;
-
-/** A user's interceptor in the chain: run like any interceptor (no runner). */
-type Entry = ExtensionStep & { readonly runner: undefined };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-// Interceptors get copies, so one cannot change what another saw by mutating in place.
-function copy<T>(value: T): T {
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
-  }
-}
-
-function removeEntry(list: Entry[], match: (entry: Entry) => boolean): boolean {
+function removeStep(list: ChainStep[], match: (step: ChainStep) => boolean): boolean {
   const index = list.findIndex(match);
   if (index === -1) return false;
   list.splice(index, 1);
   return true;
-}
-
-/** The step's runner, unless the method was replaced on its interceptor (then it runs as it is). */
-function runnerOf(step: ExtensionStep, method: Method): StepRunner | undefined {
-  const runner = step.runner;
-  return runner !== undefined && runner.methods[method] === step.interceptor[method] ? runner : undefined;
-}
-
-let setExtensionSteps: (chain: InterceptChain, source: () => readonly ExtensionStep[]) => void;
-let participates: (chain: InterceptChain, method: Method) => boolean;
-
-/**
- * Internal, not exported by the package: `source` gives the chain's extension steps (see
- * extension-step.ts), placed after the `first` interceptors and recomputed at each call. The host
- * supplies one per extension that intercepts, in load order.
- */
-export function useExtensionSteps(chain: InterceptChain, source: () => readonly ExtensionStep[]): void {
-  setExtensionSteps(chain, source);
-}
-
-/** Internal: whether a call of `method` would consult any interceptor now (the tracer makes no chain span for none). */
-export function hasParticipants(chain: InterceptChain, method: Method): boolean {
-  return participates(chain, method);
 }
 
 /**
@@ -92,18 +45,12 @@ export class InterceptChain {
   readonly #onDiagnostic: ((diagnostic: InterceptDiagnostic) => void) | undefined;
   readonly #now: () => number;
   readonly #source: (() => readonly Interceptor[]) | undefined;
-  #extensionSteps: (() => readonly ExtensionStep[]) | undefined;
-  readonly #first: Entry[] = [];
-  readonly #rest: Entry[] = [];
+  readonly #extensionSteps: (() => readonly ChainStep[]) | undefined;
+  readonly #observer: ChainObserver | undefined;
+  readonly #first: ChainStep[] = [];
+  readonly #rest: ChainStep[] = [];
   readonly #diagnoseStep = (interceptor: Interceptor, event: InterceptEvent, kind: InterceptDiagnostic['kind'], message: string): void =>
     this.#diagnose(interceptor, event, kind, message);
-
-  static {
-    setExtensionSteps = (chain, source) => {
-      chain.#extensionSteps = source;
-    };
-    participates = (chain, method) => chain.#participates(method);
-  }
 
   constructor(options: InterceptChainOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? 5000;
@@ -111,6 +58,8 @@ export class InterceptChain {
     this.#onDiagnostic = options.onDiagnostic;
     this.#now = options.now ?? monotonicMs;
     this.#source = options.source;
+    this.#extensionSteps = options.extensionSteps;
+    this.#observer = options.observer;
   }
 
   /**
@@ -119,27 +68,27 @@ export class InterceptChain {
    */
   add(interceptor: Interceptor, options: { first?: boolean | undefined } = {}): () => void {
     this.remove(interceptor);
-    const entry: Entry = { interceptor, runner: undefined };
-    (options.first === true ? this.#first : this.#rest).push(entry);
+    const step = interceptorStep(interceptor);
+    (options.first === true ? this.#first : this.#rest).push(step);
     return () => {
-      const same = (candidate: Entry): boolean => candidate === entry;
-      if (!removeEntry(this.#first, same)) removeEntry(this.#rest, same);
+      const same = (candidate: ChainStep): boolean => candidate === step;
+      if (!removeStep(this.#first, same)) removeStep(this.#rest, same);
     };
   }
 
   /** Removes an interceptor added with `add`; `false` if it was not there. */
   remove(interceptor: Interceptor): boolean {
-    const same = (candidate: Entry): boolean => candidate.interceptor === interceptor;
-    return removeEntry(this.#first, same) || removeEntry(this.#rest, same);
+    const same = (candidate: ChainStep): boolean => candidate.interceptor === interceptor;
+    return removeStep(this.#first, same) || removeStep(this.#rest, same);
   }
 
   /** The current order, including the host's extension interceptors. */
   list(): readonly Interceptor[] {
     return [
-      ...this.#first.map((entry) => entry.interceptor),
+      ...this.#first.map((step) => step.interceptor),
       ...(this.#source?.() ?? []),
       ...(this.#extensionSteps?.() ?? []).map((step) => step.interceptor),
-      ...this.#rest.map((entry) => entry.interceptor),
+      ...this.#rest.map((step) => step.interceptor),
     ];
   }
 
@@ -151,210 +100,177 @@ export class InterceptChain {
    * `input.args` must not be changed while the call is pending: extension interceptors are sent the
    * args as they were when the first of them was asked (until a rewrite replaces them).
    */
-  async toolCall(input: ToolCallInput, options: CallOptions = {}): Promise<ToolCallResult> {
-    const { signal } = options;
-    const event: InterceptEvent = 'tool_call';
-    const participants = this.#participants('toolCall', signal);
-    const trace: TraceStep[] = [];
-    let args = input.args;
-    let modified = false;
-    // Steps that allowed, with the args as they stood after their step.
-    const allowed: { step: ExtensionStep; argsAfter: Record<string, unknown> }[] = [];
-    const revalidate = this.#revalidate;
-
-    // Extension steps share one input object per args version, and the cache in `call` with it
-    // (extension-step.ts). Any other interceptor may have changed the args in place (copy() hands
-    // out the original when it cannot clone), so the next extension step starts anew.
-    const call: StepCall = { cache: undefined };
-    let shared: ToolCallInput | undefined;
-    const inputFor = (runner: StepRunner | undefined): ToolCallInput => {
-      if (runner === undefined) {
-        shared = undefined;
-        call.cache = undefined;
-        return { toolId: input.toolId, toolName: input.toolName, args: copy(args) };
-      }
-      if (shared?.args !== args) {
-        shared = { toolId: input.toolId, toolName: input.toolName, args };
-        call.cache = undefined;
-      }
-      return shared;
-    };
-
-    // The hot path: each step awaited here directly (no async helper in between).
-    // One clock reading per plain step: its end is the next step's start. After any other step the
-    // clock is read again, so that the chain's own work is nobody's time.
-    let started: number | undefined = this.#now();
-    for (const step of participants) {
-      const interceptor = step.interceptor;
-      const runner = runnerOf(step, 'toolCall');
-      started ??= this.#now();
-      let outcome: StepOutcome;
-      try {
-        outcome = await this.#run(interceptor, runner, 'toolCall', inputFor(runner), signal, call);
-      } catch (error) {
-        throw invalidInput('toolCall', error);
-      }
-      const ended = this.#now();
-      if (outcome.ok && outcome.decision === undefined) {
-        // Allowed with nothing to apply or report: recordStep's result, without its objects.
-        trace.push({ interceptor: interceptor.name, decision: 'allow', ms: ended - started });
-        if (revalidate) allowed.push({ step, argsAfter: args });
-        started = ended;
-        continue;
-      }
-      const result = recordStep(interceptor, event, checkedRewrite(interceptor.name, outcome), ended - started, trace, false, this.#diagnoseStep);
-      started = undefined;
-      if (result.blocked !== undefined) return { block: true, ...result.blocked, args, modified, trace };
-      if (result.decision === undefined) continue;
-      const next = result.decision.modifiedArgs;
-      if (next !== undefined) {
-        if (isPlainObject(next)) {
-          // An extension step's answer is freshly parsed JSON, nobody else's.
-          args = runner !== undefined ? next : copy(next);
-          modified = true;
-          result.traced.decision = 'rewrite';
-        } else {
-          this.#diagnose(interceptor, event, 'ignored_field', 'modifiedArgs is not a JSON object; ignored');
-        }
-      }
-      if (revalidate) allowed.push({ step, argsAfter: args });
-    }
-
-    if (revalidate) {
-      for (const { step, argsAfter } of allowed) {
-        if (argsAfter === args) continue;
-        const runner = runnerOf(step, 'toolCall');
-        const result = await this.#step(step.interceptor, runner, 'toolCall', event, inputFor(runner), signal, trace, true, call);
-        if (result.blocked !== undefined) return { block: true, ...result.blocked, args, modified, trace };
-        if (result.decision?.modifiedArgs !== undefined) {
-          this.#diagnose(step.interceptor, event, 'ignored_field', 'modifiedArgs during revalidation; ignored');
-        }
-      }
-    }
-    return { block: false, args, modified, trace };
+  toolCall(input: ToolCallInput, options: CallOptions = {}): Promise<ToolCallResult> {
+    return this.#call('toolCall', 'tool_call', options.signal, (steps, observation) => this.#toolCall(steps, input, options.signal, observation));
   }
 
   /** A turn about to call the model: block only, rewrites are ignored. */
-  async turnStart(input: TurnStartInput, options: CallOptions = {}): Promise<TurnStartResult> {
-    const { signal } = options;
-    const participants = this.#participants('turnStart', signal);
-    const trace: TraceStep[] = [];
-    const call: StepCall = { cache: undefined };
-    for (const step of participants) {
-      const result = await this.#step(step.interceptor, runnerOf(step, 'turnStart'), 'turnStart', 'turn_start', { ...input }, signal, trace, false, call);
-      if (result.blocked !== undefined) return { block: true, ...result.blocked, trace };
-    }
-    return { block: false, trace };
+  turnStart(input: TurnStartInput, options: CallOptions = {}): Promise<TurnStartResult> {
+    return this.#call('turnStart', 'turn_start', options.signal, async (steps, observation) => {
+      const trace: TraceStep[] = [];
+      for (const step of steps) {
+        const result = await this.#step(step, 'turnStart', 'turn_start', { ...input }, options.signal, trace, false, observation);
+        if (result.blocked !== undefined) return { block: true, ...result.blocked, trace };
+      }
+      return { block: false, trace };
+    });
   }
 
   /** An assistant message about to be shown: block suppresses, `replaceText` replacements chain. */
-  async assistantMessage(input: AssistantMessageInput, options: CallOptions = {}): Promise<AssistantMessageResult> {
-    const { signal } = options;
+  assistantMessage(input: AssistantMessageInput, options: CallOptions = {}): Promise<AssistantMessageResult> {
     const event: InterceptEvent = 'assistant_message';
-    const participants = this.#participants('assistantMessage', signal);
-    const trace: TraceStep[] = [];
-    const call: StepCall = { cache: undefined };
-    let text = input.text;
-    let modified = false;
-    for (const step of participants) {
-      const result = await this.#step(step.interceptor, runnerOf(step, 'assistantMessage'), 'assistantMessage', event, { text }, signal, trace, false, call);
-      if (result.blocked !== undefined) return { block: true, ...result.blocked, text, modified, trace };
-      const next = result.decision?.replaceText;
-      if (next === undefined) continue;
-      if (typeof next === 'string') {
-        text = next;
-        modified = true;
-        result.traced.decision = 'rewrite';
-      } else {
-        this.#diagnose(step.interceptor, event, 'ignored_field', 'replaceText is not a string; ignored');
+    return this.#call('assistantMessage', event, options.signal, async (steps, observation) => {
+      const trace: TraceStep[] = [];
+      let text = input.text;
+      let modified = false;
+      for (const step of steps) {
+        const result = await this.#step(step, 'assistantMessage', event, { text }, options.signal, trace, false, observation);
+        if (result.blocked !== undefined) return { block: true, ...result.blocked, text, modified, trace };
+        const next = result.decision?.replaceText;
+        if (next === undefined) continue;
+        if (typeof next === 'string') {
+          text = next;
+          modified = true;
+          result.traced.decision = 'rewrite';
+        } else {
+          this.#diagnose(step.interceptor, event, 'ignored_field', 'replaceText is not a string; ignored');
+        }
       }
-    }
-    return { block: false, text, modified, trace };
+      return { block: false, text, modified, trace };
+    });
   }
 
   /**
    * One system-prompt pass: each interceptor may replace the prompt exactly. Nothing blocks; a
    * failure, a non-string or an over-1-MiB replacement keeps the current prompt (`malformed`).
    */
-  async beforeAgentStart(input: BeforeAgentStartInput, options: CallOptions = {}): Promise<{ systemPrompt: string; trace: TraceStep[] }> {
-    const { signal } = options;
+  beforeAgentStart(input: BeforeAgentStartInput, options: CallOptions = {}): Promise<{ systemPrompt: string; trace: TraceStep[] }> {
     const event: InterceptEvent = 'before_agent_start';
-    const participants = this.#participants('beforeAgentStart', signal);
+    return this.#call('beforeAgentStart', event, options.signal, async (steps, observation) => {
+      const trace: TraceStep[] = [];
+      let systemPrompt = input.systemPrompt;
+      for (const step of steps) {
+        const result = await this.#step(step, 'beforeAgentStart', event, { ...input, systemPrompt }, options.signal, trace, false, observation);
+        const next = result.decision?.systemPrompt;
+        if (next === undefined) continue;
+        const problem =
+          typeof next !== 'string'
+            ? `systemPrompt is ${next === null ? 'null' : `a ${typeof next}`}, not a string; prompt kept`
+            : Buffer.byteLength(JSON.stringify(next), 'utf8') > MAX_SYSTEM_PROMPT_BYTES
+              ? `systemPrompt is over ${MAX_SYSTEM_PROMPT_BYTES} bytes encoded; prompt kept`
+              : undefined;
+        if (problem === undefined) {
+          systemPrompt = next as string;
+          result.traced.decision = 'rewrite';
+        } else {
+          markFailure(result.traced, 'malformed', 'allow', problem);
+          this.#diagnose(step.interceptor, event, 'malformed', problem);
+        }
+      }
+      return { systemPrompt, trace };
+    });
+  }
+
+  async #toolCall(steps: readonly ChainStep[], input: ToolCallInput, signal: AbortSignal | undefined, observation: ChainObservation | undefined): Promise<ToolCallResult> {
+    const event: InterceptEvent = 'tool_call';
     const trace: TraceStep[] = [];
-    const call: StepCall = { cache: undefined };
-    let systemPrompt = input.systemPrompt;
-    for (const step of participants) {
-      const runner = runnerOf(step, 'beforeAgentStart');
-      const result = await this.#step(step.interceptor, runner, 'beforeAgentStart', event, { ...input, systemPrompt }, signal, trace, false, call);
-      const next = result.decision?.systemPrompt;
-      if (next === undefined) continue;
-      const problem =
-        typeof next !== 'string'
-          ? `systemPrompt is ${next === null ? 'null' : `a ${typeof next}`}, not a string; prompt kept`
-          : Buffer.byteLength(JSON.stringify(next), 'utf8') > MAX_SYSTEM_PROMPT_BYTES
-            ? `systemPrompt is over ${MAX_SYSTEM_PROMPT_BYTES} bytes encoded; prompt kept`
-            : undefined;
-      if (problem === undefined) {
-        systemPrompt = next as string;
-        result.traced.decision = 'rewrite';
-      } else {
-        markFailure(result.traced, 'malformed', 'allow', problem);
-        this.#diagnose(step.interceptor, event, 'malformed', problem);
+    let args = input.args;
+    let modified = false;
+    // Steps that allowed, with the args as they stood after their step.
+    const allowed: { step: ChainStep; argsAfter: Record<string, unknown> }[] = [];
+    // One input object per args version (interceptors added with add() get copies of it).
+    let stepInput: ToolCallInput = { toolId: input.toolId, toolName: input.toolName, args };
+    const current = (): ToolCallInput => (stepInput.args === args ? stepInput : (stepInput = { toolId: input.toolId, toolName: input.toolName, args }));
+
+    for (const step of steps) {
+      const result = await this.#step(step, 'toolCall', event, current(), signal, trace, false, observation);
+      if (result.blocked !== undefined) return { block: true, ...result.blocked, args, modified, trace };
+      // A failed step (allowed by its policy) decided nothing and is not asked again.
+      if (result.decision === undefined) continue;
+      const next = result.decision.modifiedArgs;
+      if (next !== undefined) {
+        if (isPlainObject(next)) {
+          args = next;
+          modified = true;
+          result.traced.decision = 'rewrite';
+        } else {
+          this.#diagnose(step.interceptor, event, 'ignored_field', 'modifiedArgs is not a JSON object; ignored');
+        }
+      }
+      if (this.#revalidate) allowed.push({ step, argsAfter: args });
+    }
+
+    for (const { step, argsAfter } of allowed) {
+      if (argsAfter === args) continue;
+      const result = await this.#step(step, 'toolCall', event, current(), signal, trace, true, observation);
+      if (result.blocked !== undefined) return { block: true, ...result.blocked, args, modified, trace };
+      if (result.decision?.modifiedArgs !== undefined) {
+        this.#diagnose(step.interceptor, event, 'ignored_field', 'modifiedArgs during revalidation; ignored');
       }
     }
-    return { systemPrompt, trace };
+    return { block: false, args, modified, trace };
   }
 
-  /** Whether a call of `method` would consult any interceptor (tracing only): stops at the first, builds no list. */
-  #participates(method: Method): boolean {
-    const has = (interceptor: Interceptor) => typeof interceptor[method] === 'function';
-    const hasStep = (step: { interceptor: Interceptor }) => has(step.interceptor);
-    return this.#first.some(hasStep) || this.#source?.()?.some(has) === true || this.#extensionSteps?.()?.some(hasStep) === true || this.#rest.some(hasStep);
+  /**
+   * One chain call: the steps that take part in `method`, and the observer (when it watches) told
+   * of the call's start and end. Rejects with ABORTED before asking anyone when `signal` has aborted.
+   */
+  async #call<R extends ChainEnd>(
+    method: StepMethod,
+    event: InterceptEvent,
+    signal: AbortSignal | undefined,
+    body: (steps: readonly ChainStep[], observation: ChainObservation | undefined) => Promise<R>,
+  ): Promise<R> {
+    const steps = this.#participants(method);
+    const observation = steps.length > 0 ? this.#observer?.chainStarted(event) : undefined;
+    if (observation === undefined) {
+      if (signal?.aborted) throw abortedError(signal);
+      return body(steps, undefined);
+    }
+    let result: R;
+    try {
+      if (signal?.aborted) throw abortedError(signal);
+      result = await body(steps, observation);
+    } catch (error) {
+      observation.chainEnded(undefined, error);
+      throw error;
+    }
+    observation.chainEnded(result, undefined);
+    return result;
   }
 
-  #participants(method: Method, signal: AbortSignal | undefined): ExtensionStep[] {
-    if (signal?.aborted) throw abortedError(signal);
-    // list() filtered, without its intermediate arrays (this runs once per chain call).
-    const out: ExtensionStep[] = [];
-    for (const entry of this.#first) if (typeof entry.interceptor[method] === 'function') out.push(entry);
-    const sourced = this.#source?.();
-    if (sourced !== undefined) for (const interceptor of sourced) if (typeof interceptor[method] === 'function') out.push({ interceptor, runner: undefined });
-    const steps = this.#extensionSteps?.();
-    if (steps !== undefined) for (const step of steps) if (typeof step.interceptor[method] === 'function') out.push(step);
-    for (const entry of this.#rest) if (typeof entry.interceptor[method] === 'function') out.push(entry);
-    return out;
+  /** The steps that take part in `method`, in chain order. */
+  #participants(method: StepMethod): ChainStep[] {
+    const takesPart = (interceptor: Interceptor): boolean => typeof interceptor[method] === 'function';
+    const steps: ChainStep[] = this.#first.filter((step) => takesPart(step.interceptor));
+    for (const interceptor of this.#source?.() ?? []) if (takesPart(interceptor)) steps.push(interceptorStep(interceptor));
+    for (const step of this.#extensionSteps?.() ?? []) if (takesPart(step.interceptor)) steps.push(step);
+    for (const step of this.#rest) if (takesPart(step.interceptor)) steps.push(step);
+    return steps;
   }
 
-  /** Runs one step and records it (see recordStep). */
+  /** Runs one step under its deadline and the caller's signal, and records it (see recordStep). */
   async #step(
-    interceptor: Interceptor,
-    runner: StepRunner | undefined,
-    method: Method,
+    step: ChainStep,
+    method: StepMethod,
     event: InterceptEvent,
     input: object,
     signal: AbortSignal | undefined,
     trace: TraceStep[],
     revalidation: boolean,
-    call: StepCall,
+    observation: ChainObservation | undefined,
   ): Promise<StepResult> {
+    const interceptor = step.interceptor;
     const started = this.#now();
     let outcome: StepOutcome;
     try {
-      outcome = await this.#run(interceptor, runner, method, input, signal, call);
+      outcome = await step.run(method, input, interceptor.timeoutMs ?? this.#timeoutMs, signal, observation);
     } catch (error) {
       throw invalidInput(method, error);
     }
-    return recordStep(interceptor, event, outcome, this.#now() - started, trace, revalidation, this.#diagnoseStep);
-  }
-
-  /** Runs one step under its deadline and the caller's signal: by its runner, or as runStep() runs any interceptor. */
-  #run(interceptor: Interceptor, runner: StepRunner | undefined, method: Method, input: object, signal: AbortSignal | undefined, call: StepCall): Promise<StepOutcome> {
-    const timeoutMs = interceptor.timeoutMs ?? this.#timeoutMs;
-    if (runner !== undefined) return runner.run(method, input, timeoutMs, signal, call);
-    return runStep(
-      (ctx: InterceptContext) => (interceptor[method] as (input: object, ctx: InterceptContext) => unknown).call(interceptor, input, ctx),
-      { name: interceptor.name, timeoutMs, signal },
-    );
+    const ms = this.#now() - started;
+    if (method === 'toolCall' && !revalidation) outcome = checkedRewrite(interceptor.name, outcome);
+    return recordStep(interceptor, event, outcome, ms, trace, revalidation, this.#diagnoseStep);
   }
 
   #diagnose(interceptor: Interceptor, event: InterceptEvent, kind: InterceptDiagnostic['kind'], message: string): void {

@@ -1,7 +1,8 @@
 // System-prompt passes (`before_agent_start`): one shared pass per input, cached until invalidated,
 // rerun with a new agent_run_id when invalidated mid-pass, nothing committed on abort.
 import { isExtensionHostError } from '../errors.js';
-import type { InterceptChain, TraceStep } from './chain.js';
+import type { InterceptChain } from './chain.js';
+import type { TraceStep } from './types.js';
 import { abortedError } from './step.js';
 
 /** Options of {@link SystemPromptPreparer}. */

@@ -1,8 +1,9 @@
 /**
  * Lifecycle events and interceptors as the SDK hands them to handlers: camelCase payloads derived
- * from the wire frames (the whole frame stays available as `raw`), and decisions mapped back.
+ * from the wire frames (the whole frame stays available as `raw`). The intercept fields are mapped
+ * both ways in intercept/wire.ts, which the host shares.
  */
-import type { EventInterceptFrame, EventInterceptResponseFrame, InterceptName, JsonObject } from '../protocol/frames.js';
+import type { JsonObject } from '../protocol/frames.js';
 
 /**
  * Events zot's Manager emits since 2026-08 besides the spec's (`EVENT_NAMES`), observe-only.
@@ -318,48 +319,4 @@ export function eventPayload(frame: { event: string }, raw: JsonObject): KnownPa
       break;
   }
   return payload === undefined ? { event: f.event, raw } : ({ ...payload, raw } as KnownPayload);
-}
-
-/** The interceptor input for an event_intercept frame; `raw` is the whole line. */
-export function interceptInput(frame: EventInterceptFrame, raw: JsonObject): InterceptInputs[InterceptName] {
-  switch (frame.event) {
-    case 'tool_call': {
-      const origin = (frame as { origin_extension?: string }).origin_extension;
-      return origin === undefined
-        ? { toolId: frame.tool_id, toolName: frame.tool_name, args: frame.tool_args, raw }
-        : { toolId: frame.tool_id, toolName: frame.tool_name, args: frame.tool_args, originExtension: origin, raw };
-    }
-    case 'turn_start':
-      return { step: frame.step, raw };
-    case 'assistant_message':
-      return { text: frame.text, raw };
-    case 'before_agent_start':
-      return {
-        systemPrompt: frame.system_prompt,
-        sessionId: frame.session_id,
-        agentRunId: frame.agent_run_id,
-        cwd: frame.cwd,
-        provider: frame.provider,
-        model: frame.model,
-        raw,
-      };
-  }
-}
-
-/** The wire answer for an interceptor's decision; fields that do not apply to the event are dropped. */
-export function interceptResponseFrame(
-  id: string,
-  event: InterceptName,
-  decision: Partial<InterceptDecisions['tool_call'] & InterceptDecisions['assistant_message'] & InterceptDecisions['before_agent_start']> | undefined,
-): EventInterceptResponseFrame {
-  const frame: EventInterceptResponseFrame = { type: 'event_intercept_response', id };
-  if (decision === undefined || decision === null || typeof decision !== 'object') return frame;
-  if (event !== 'before_agent_start') {
-    if (decision.block === true) frame.block = true;
-    if (typeof decision.reason === 'string') frame.reason = decision.reason;
-  }
-  if (event === 'tool_call' && decision.modifiedArgs !== undefined) frame.modified_args = decision.modifiedArgs;
-  if (event === 'assistant_message' && decision.replaceText !== undefined) frame.replace_text = decision.replaceText;
-  if (event === 'before_agent_start' && decision.systemPrompt !== undefined) frame.system_prompt = decision.systemPrompt;
-  return frame;
 }

@@ -5,7 +5,8 @@
 import { LineDecoder } from '../protocol/decoder.js';
 import type { EventInterceptFrame, HelloAckFrame, HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
 import { commandFrame, toolFrame, type Definitions, type ToolDef } from './definitions.js';
-import { eventPayload, interceptInput, interceptResponseFrame } from './events.js';
+import { interceptInput, interceptResponseFrame } from '../intercept/wire.js';
+import { eventPayload } from './events.js';
 import { decodeHostFrame, toHostInfo, type IncomingFrame } from './host-frames.js';
 import { commandResponseFrame, panelRenderFrame, type PanelView } from './responses.js';
 import { toolErrorFrame, toolResultFrame } from './results.js';

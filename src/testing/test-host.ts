@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import type { CallProgress } from '../host/call-options.js';
-import type { PanelCallOptions } from '../host/panel-types.js';
 import { ExtensionHost, type HostCallOptions } from '../host/host.js';
 import type {
+  CallProgress,
   CommandOutcome,
   ExtensionHostOptions,
   HostCallbacks,
@@ -14,15 +13,16 @@ import type {
   InMemoryExtension,
   NoteView,
   Origin,
+  PanelCallOptions,
   PanelKey,
   PanelView,
   StartReport,
   ToolInfo,
   ToolResult,
 } from '../host/types.js';
-import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/chain.js';
+import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/types.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
-import { offerToInMemory } from '../host/offered-capabilities.js';
+import { offerToInMemory } from '../host/loader.js';
 import { CALL_TAG_KEY, ProtocolShim, type ProgressRecord, type ProtocolCapability } from './protocol-shim.js';
 
 /** Progress records kept in `record.progress`; later ones are not recorded (onProgress still runs). */

@@ -1,7 +1,8 @@
 // An extension can register only so much: commands plus tools, their characters, and event names
 // are bounded per extension; what is refused is a limited REGISTRATION_LIMIT diagnostic.
 import { expect, it } from 'vitest';
-import { MAX_DIAGNOSTIC_CHARS, MAX_EVENT_NAMES, MAX_REGISTRATIONS, boundedMessage } from '../../src/host/registration-limits.js';
+import { MAX_DIAGNOSTIC_CHARS, boundedMessage } from '../../src/host/outlet.js';
+import { MAX_EVENT_NAMES, MAX_REGISTRATIONS } from '../../src/host/registrations.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit } from '../helpers/host.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOSED_PANELS_LIMIT, ClosedPanels } from '../../src/host/closed-panels.js';
+import { CLOSED_PANELS_LIMIT, ClosedPanels } from '../../src/host/panels.js';
 
 describe('ClosedPanels', () => {
   it('knows who owned a closed panel, counts its late frames per close, and forgets on reopen', () => {

@@ -1,7 +1,7 @@
 // The window behind rateLimits, on fake timers: the first `max` frames of a window pass, the rest
 // are counted and reported once when the window ends (or at flush), never one report per frame.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FrameWindow } from '../../src/host/frame-rates.js';
+import { FrameWindow } from '../../src/host/frames.js';
 
 describe('FrameWindow', () => {
   beforeEach(() => vi.useFakeTimers());

@@ -1,7 +1,7 @@
 // Pure parts of the security model: scopes, the environment policy, confusable names.
 import { describe, expect, it } from 'vitest';
-import { environmentFor, redact } from '../../src/host/env-policy.js';
-import { ALL, grantFor, permissionNameProblem, scopeNames } from '../../src/host/permissions.js';
+import { ALL, environmentFor, grantFor, permissionNameProblem, scopeNames } from '../../src/host/security.js';
+import { redact } from '../../src/process/redact.js';
 import { nameKey, nameProblem } from '../../src/manifest/limits.js';
 
 describe('permission scopes', () => {

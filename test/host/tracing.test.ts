@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExtensionHost } from '../../src/host/host.js';
-import { loadTracing } from '../../src/host/tracing-load.js';
+import { loadTracing } from '../../src/host/tracing.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit, textOf, type Recorder } from '../helpers/host.js';
 import { nextEvent } from '../helpers/wait.js';
@@ -183,6 +183,24 @@ describe('intercept chains', () => {
     expect(step.attributes).toMatchObject({ 'zot.intercept.decision': 'failure', 'zot.intercept.failure_kind': 'timeout', 'error.type': 'timeout' });
     expect(step.status.code).toBe(SpanStatusCode.ERROR);
     expect(step.events.map((e) => e.name)).toEqual(['zot.cancel']);
+  });
+
+  it('a late fail-closed guard: its step span is a child of the chain span, and the only one', { timeout: TEST_MS }, async () => {
+    // hello: 0 makes the guard a late joiner; its stand-in waits for it, then runs its step.
+    const { host: late } = kit.create({
+      explicit: [fixture('extensions/guard')],
+      timeouts: { hello: 0, helloJoin: 10_000, intercept: 8000 },
+      interceptPolicy: { guard: { onFailure: 'block' } },
+      tracing: { tracerProvider: provider },
+    });
+    try {
+      expect((await late.start()).starting.map((s) => s.name)).toEqual(['guard']);
+      expect(await late.intercepts.toolCall({ toolId: 't3', toolName: 'bash', args: { command: 'rm -rf /' } })).toMatchObject({ block: true, blockedBy: 'guard' });
+      const chain = only('zot.intercept tool_call');
+      expect(parentOf(only('zot.intercept.step guard'))).toBe(chain.spanContext().spanId);
+    } finally {
+      await late.stop();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 // like any interceptor; both paths must decide and fail the same way.
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
-import { interceptAdapter } from '../../src/host/intercept-adapter.js';
+import { interceptAdapter } from '../../src/host/interceptors.js';
 import { InterceptChain } from '../../src/intercept/chain.js';
 import type { Interceptor } from '../../src/intercept/types.js';
 import type { ExtensionProcess } from '../../src/process/extension-process.js';

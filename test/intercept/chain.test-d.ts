@@ -1,15 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import {
-  InterceptChain,
-  type AssistantMessageResult,
-  type InterceptDiagnostic,
-  type InterceptEvent,
-  type ToolCallResult,
-  type TraceStep,
-  type TurnStartResult,
-} from '../../src/intercept/chain.js';
+import { InterceptChain } from '../../src/intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt } from '../../src/intercept/system-prompt.js';
 import type {
+  AssistantMessageResult,
+  InterceptDiagnostic,
+  InterceptEvent,
+  ToolCallResult,
+  TraceStep,
+  TurnStartResult,
   FailureKind,
   InterceptContext,
   Interceptor,

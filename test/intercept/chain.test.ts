@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
-import { InterceptChain, type InterceptDiagnostic } from '../../src/intercept/chain.js';
-import type { InterceptContext, Interceptor } from '../../src/intercept/types.js';
+import { InterceptChain } from '../../src/intercept/chain.js';
+import type { ChainStep, InterceptContext, InterceptDiagnostic, Interceptor } from '../../src/intercept/types.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../../src/protocol/limits.js';
 
 const call = (args: Record<string, unknown>) => ({ toolId: 't1', toolName: 'bash', args });
@@ -777,5 +777,47 @@ describe('toolCall against a reference model', () => {
       }),
       { seed: 20240601, numRuns: 300 },
     );
+  });
+});
+
+describe('seams: extension steps and an observer, given to the constructor', () => {
+  it('runs an extension step by its own run(), in its place in the order, and hands it the observation', async () => {
+    const runs: unknown[] = [];
+    const step: ChainStep = {
+      interceptor: { name: 'ext', toolCall: () => ({ block: true }) },
+      run: (method, input, timeoutMs, _signal, observation) => {
+        runs.push({ method, input, timeoutMs, observation });
+        return Promise.resolve({ ok: true, decision: { modifiedArgs: { b: 2 } } });
+      },
+    };
+    const observation = { chainEnded: vi.fn() };
+    const observer = { chainStarted: vi.fn(() => observation) };
+    const chain = new InterceptChain({ timeoutMs: 300, extensionSteps: () => [step], observer });
+    chain.add({ name: 'last', toolCall: () => undefined });
+    chain.add({ name: 'first', toolCall: () => undefined }, { first: true });
+    expect(chain.list().map((i) => i.name)).toEqual(['first', 'ext', 'last']);
+
+    const result = await chain.toolCall(call({ a: 1 }));
+    // The step's run() decided, not its interceptor's method.
+    expect(result).toMatchObject({ block: false, modified: true, args: { b: 2 } });
+    expect(result.trace.map((s) => [s.interceptor, s.decision])).toEqual([['first', 'allow'], ['ext', 'rewrite'], ['last', 'allow']]);
+    expect(runs).toEqual([{ method: 'toolCall', input: call({ a: 1 }), timeoutMs: 300, observation }]);
+    expect(observer.chainStarted).toHaveBeenCalledWith('tool_call');
+    expect(observation.chainEnded).toHaveBeenCalledWith(result, undefined);
+  });
+
+  it('tells the observer of a call that rejects, and of none that consults nobody', async () => {
+    const observation = { chainEnded: vi.fn() };
+    const observer = { chainStarted: vi.fn(() => observation) };
+    const chain = new InterceptChain({ observer });
+    await chain.turnStart({ step: 1 });
+    expect(observer.chainStarted).not.toHaveBeenCalled();
+
+    chain.add({ name: 'a', turnStart: () => undefined });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(chain.turnStart({ step: 1 }, { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(observer.chainStarted).toHaveBeenCalledWith('turn_start');
+    expect(observation.chainEnded).toHaveBeenCalledWith(undefined, expect.objectContaining({ code: 'ABORTED' }));
   });
 });

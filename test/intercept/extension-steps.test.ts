@@ -1,9 +1,9 @@
-// The host's extension steps (intercept/extension-step.ts): run by their own runner, sharing one
-// tool_call encoding per chain call and args version, never a stale one.
+// The host's extension steps (host/interceptors.ts), handed to the chain by its
+// `extensionSteps` option: each one request per step, with the args as rewritten so far.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { InterceptChain, useExtensionSteps } from '../../src/intercept/chain.js';
-import type { ExtensionStep } from '../../src/intercept/extension-step.js';
-import { extensionStep } from '../../src/host/intercept-adapter.js';
+import { InterceptChain } from '../../src/intercept/chain.js';
+import type { ChainStep } from '../../src/intercept/types.js';
+import { extensionStep } from '../../src/host/interceptors.js';
 import type { ExtensionProcess } from '../../src/process/extension-process.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { type Frame, memoryExtension, startMemoryProcess } from '../helpers/memory-extension.js';
@@ -25,10 +25,8 @@ async function extension(answer: (frame: Frame) => Frame) {
   return { ext, proc, seen: () => ext.requests('event_intercept').map((f) => f.tool_args) };
 }
 
-function chainOf(steps: () => readonly ExtensionStep[]): InterceptChain {
-  const chain = new InterceptChain({ timeoutMs: 1000 });
-  useExtensionSteps(chain, steps);
-  return chain;
+function chainOf(steps: () => readonly ChainStep[]): InterceptChain {
+  return new InterceptChain({ timeoutMs: 1000, extensionSteps: steps });
 }
 
 describe('extension steps', () => {
@@ -49,28 +47,5 @@ describe('extension steps', () => {
       [{ command: 'ls -la' }, { command: 'ls -la' }],
     ]);
     expect(c.ext.requests('event_intercept').map((f) => [f.id, f.tool_id])).toEqual([['mem:1', 't1'], ['mem:2', 't2']]);
-  });
-
-  it('encode anew after a step that ran as a plain interceptor changed the args in place', async () => {
-    const [a, x, b] = [await extension(() => ({})), await extension(() => ({})), await extension(() => ({}))];
-    const steps = [extensionStep('a', a.proc, EVENTS, 1000), extensionStep('x', x.proc, EVENTS, 1000), extensionStep('b', b.proc, EVENTS, 1000)];
-    // A replaced method runs as a plain interceptor's; a function in the args makes structuredClone
-    // fail, so it gets the caller's object and changes it under the shared encoding.
-    steps[1]!.interceptor.toolCall = ({ args }) => void (args.command = 'pwd');
-    const chain = chainOf(() => steps);
-    const result = await chain.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'ls', onDone: () => undefined } });
-    expect(result.args.command).toBe('pwd');
-    expect([a.seen(), x.seen(), b.seen()]).toEqual([[{ command: 'ls' }], [], [{ command: 'pwd' }]]);
-  });
-
-  it('run a method replaced on their interceptor instead of their own request', async () => {
-    const a = await extension(() => ({ block: true }));
-    const step = extensionStep('a', a.proc, EVENTS, 1000);
-    step.interceptor.toolCall = () => ({ modifiedArgs: { command: 'pwd' } });
-    const chain = chainOf(() => [step]);
-    expect(await chain.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'ls' } })).toMatchObject({ block: false, modified: true, args: { command: 'pwd' } });
-    expect(a.seen()).toEqual([]);
-    // Its other methods still run by the runner.
-    expect(await chain.turnStart({ step: 1 })).toMatchObject({ block: true, blockedBy: 'a' });
   });
 });

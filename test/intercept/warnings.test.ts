@@ -1,6 +1,6 @@
 // Interceptor timeouts and malformed answers reach the `warning` callback, bounded under a flood.
 import { describe, expect, it } from 'vitest';
-import { InterceptWarnings } from '../../src/host/intercept-warnings.js';
+import { InterceptWarnings } from '../../src/host/interceptors.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit } from '../helpers/host.js';
 

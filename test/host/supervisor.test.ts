@@ -1,7 +1,7 @@
 // The restart policy with an injectable clock: backoff steps and jitter, the sliding window, the
 // limit, manual restarts and the one timer it owns. No real time passes.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RESTART_POLICY, Supervisor, resolveRestartPolicy, type Clock, type ResolvedRestartPolicy } from '../../src/host/supervisor.js';
+import { DEFAULT_RESTART_POLICY, Supervisor, resolveRestartPolicy, type Clock, type ResolvedRestartPolicy } from '../../src/host/lifecycle.js';
 
 /** A clock whose time moves only by `advance`; timers fire in due order. */
 function fakeClock() {

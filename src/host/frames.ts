@@ -1,0 +1,175 @@
+// The frames between the host and its extensions outside of requests: each frame an extension sends
+// routed to the part that owns it (after the permission check, within the rate limits), and the
+// lifecycle events emit() sends to the extensions subscribed to them.
+import { monotonicMs } from '../clock.js';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { encodeFrame } from '../protocol/encode.js';
+import { eventProblem } from '../protocol/event-check.js';
+import type { ExtensionFrame } from '../protocol/frames.js';
+import { jsonProblem } from '../protocol/json-check.js';
+import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
+import type { HostContext, LoadedExtension } from './context.js';
+import { becomeReady } from './lifecycle.js';
+import { closePanelFrame, renderPanelFrame } from './panels.js';
+import { registerCommand, registerTool, subscribe } from './registrations.js';
+import { permits, permittedNames } from './security.js';
+import type { RateLimits } from './types.js';
+
+const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
+
+/** The handler of an extension's 'frame' events: every frame that is not a response or hello. */
+export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: ExtensionFrame): void {
+  // Guard by identity: a stale process (after reload) can never touch the new state.
+  if (ctx.byName.get(ext.name) !== ext || ext.state === 'stopped') return;
+  if (ext.state === 'starting') ext.lastFrameAt = monotonicMs();
+  switch (frame.type) {
+    case 'register_command':
+      if (!permits(ctx, ext, 'commands')) return;
+      return registerCommand(ctx, ext, frame.name, frame.description ?? '');
+    case 'register_tool':
+      if (!permits(ctx, ext, 'tools')) return;
+      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false);
+    case 'subscribe':
+      return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
+    case 'ready':
+      return becomeReady(ctx, ext, 'ready');
+    case 'notify': {
+      if (!permits(ctx, ext, 'notes') || !withinRate(ctx, ext, 'notify')) return;
+      let level = frame.level ?? 'info';
+      if (!KNOWN_LEVELS.has(level)) {
+        ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
+        level = 'info';
+      }
+      ctx.out.call('notify', { extension: ext.name, level: level as NotifyLevel, message: frame.message });
+      return;
+    }
+    case 'clear_notes':
+      if (!permits(ctx, ext, 'notes')) return;
+      ctx.out.call('clearNotes', { extension: ext.name });
+      return;
+    case 'submit':
+      if (frame.text.trim().length === 0 || !permits(ctx, ext, 'submit') || !withinRate(ctx, ext, 'submit')) return;
+      ctx.out.call('submit', { extension: ext.name, text: frame.text });
+      return;
+    case 'panel_render':
+      if (!permits(ctx, ext, 'panels')) return;
+      return renderPanelFrame(ctx, ext, frame);
+    case 'panel_close':
+      if (!permits(ctx, ext, 'panels')) return;
+      return closePanelFrame(ctx, ext, frame.panel_id);
+    case 'shutdown_ack':
+      return;
+    default:
+      // hello and responses never get here (the process layer handles them).
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The per-extension bound of `submit` and `notify` frames (rateLimits): a flood costs a count and one
+// diagnostic per window, not a callback per frame; other extensions' frames are untouched.
+// ---------------------------------------------------------------------------------------------
+
+export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, windowMs: 1000 };
+
+export type RatedFrame = 'submit' | 'notify';
+
+/**
+ * One fixed window of one frame kind: the first `max` frames of a window pass, the rest are counted;
+ * a window that dropped any is reported once, when it ends (or at flush(): exit, stop).
+ */
+export class FrameWindow {
+  private start = -Infinity;
+  private passed = 0;
+  private dropped = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+    private readonly report: (dropped: number) => void,
+    private readonly now: () => number = monotonicMs,
+  ) {}
+
+  /** Whether this frame goes on to the callback. */
+  admit(): boolean {
+    const now = this.now();
+    if (now - this.start >= this.windowMs) {
+      this.flush();
+      this.start = now;
+      this.passed = 0;
+    }
+    if (this.passed < this.max) {
+      this.passed++;
+      return true;
+    }
+    if (this.dropped++ === 0) {
+      this.timer = setTimeout(() => this.flush(), this.start + this.windowMs - now);
+      this.timer.unref();
+    }
+    return false;
+  }
+
+  /** Reports what this window dropped so far, if anything. */
+  flush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.dropped === 0) return;
+    const dropped = this.dropped;
+    this.dropped = 0;
+    this.report(dropped);
+  }
+}
+
+/** An extension's windows, made at its first `submit` / `notify`. */
+export type FrameRates = Partial<Record<RatedFrame, FrameWindow>>;
+
+/** Whether `ext`'s `kind` frame may reach the callback now (within rateLimits). */
+function withinRate(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): boolean {
+  const rates = (ext.rates ??= {});
+  return (rates[kind] ??= frameWindow(ctx, ext, kind)).admit();
+}
+
+function frameWindow(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): FrameWindow {
+  const limits = ctx.options.rateLimits;
+  const max = limits?.[kind] ?? DEFAULT_RATE_LIMITS[kind];
+  const windowMs = limits?.windowMs ?? DEFAULT_RATE_LIMITS.windowMs;
+  return new FrameWindow(max, windowMs, (dropped) =>
+    ctx.diagnostics.diagnose({
+      code: 'RATE_LIMITED',
+      message: `${ext.name}: ${dropped.toLocaleString('en-US')} ${kind} frames dropped: more than ${max} within ${windowMs} ms (rateLimits.${kind}); see ${ext.logPath}`,
+      extension: ext.name,
+      severity: 'warning',
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events out
+// ---------------------------------------------------------------------------------------------
+
+const TYPE_EVENT = { type: 'event' } as const;
+
+/**
+ * ExtensionHost.emit(event): the event frame, checked once and encoded once, to every ready
+ * extension that subscribed to it, in load order, without waiting. Returns how many it was sent to.
+ */
+export function sendEvent(ctx: HostContext, event: object): number {
+  const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
+  const problem = eventProblem(frame);
+  if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
+  const targets = ctx.loaded.filter((ext) => ext.state === 'ready' && ext.events.has(frame.event as string));
+  if (targets.length === 0) return 0;
+  let line: string;
+  try {
+    line = encodeFrame(frame);
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
+  }
+  let sent = 0;
+  // One string for all: each connection queues the same line.
+  for (const ext of targets) if (ext.process.sendLine(line)) sent++;
+  return sent;
+}
