@@ -9,7 +9,7 @@ import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
-import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from './requests.js';
+import type { RequestFrame, RequestOptions, RequestType } from './requests.js';
 import { OutboundWriter, type WriterOwner } from './writer.js';
 
 /** What the connection reports to its owner. */
@@ -79,7 +79,6 @@ export interface Pending {
   readonly end: number;
   readonly closesStdin: boolean;
   watch: ProgressWatch | undefined;
-  mapper: ResponseMapper<ExtensionFrame, unknown> | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Its deadline: the timer, and the timeout it was set for (in the message). */
@@ -132,12 +131,12 @@ export class Connection implements WriterOwner {
     return this.pending.has(id);
   }
 
-  /** Sends a request; resolves its response (or what `mapper` makes of the outcome). Never hangs past `timeoutMs`. */
-  request(frame: RequestFrame<RequestType>, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> {
+  /** Sends a request; resolves with its response, rejects with a typed error. Never hangs past `timeoutMs`. */
+  request(frame: RequestFrame<RequestType>, options?: RequestOptions): Promise<unknown> {
     const { name } = this.options;
     const request = frame.type as RequestType;
     const signal = options?.signal;
-    if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason), mapper);
+    if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
     const id = `${this.options.idPrefix}:${++this.seq}`;
     // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
     // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
@@ -147,13 +146,13 @@ export class Connection implements WriterOwner {
       // Object.assign, not a spread: JSON.stringify of a spread copy was ~1 us slower per request.
       line = encodeFrame(Object.assign({}, frame, { id }));
     } catch (err) {
-      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), mapper);
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err));
     }
     // The spec caps every frame: a conforming extension would disconnect on a larger one. A line
     // of at most a third of the cap in UTF-16 units fits in any case (3 bytes a unit at most).
     const maxFrame = this.options.maxFrameBytes;
     if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
-      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), mapper);
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`));
     }
     const timeoutMs = options?.timeoutMs;
     const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
@@ -171,7 +170,6 @@ export class Connection implements WriterOwner {
       end: this.writer.pushed + line.length,
       closesStdin: options?.closeStdinOnWriteTimeout === true,
       watch,
-      mapper,
       resolve,
       reject,
       timer: undefined,
@@ -195,10 +193,9 @@ export class Connection implements WriterOwner {
     return promise;
   }
 
-  /** A failed request: rejects, or resolves with what the mapper makes of the error. */
-  refuse(error: ExtensionHostError, mapper: ResponseMapper<ExtensionFrame, unknown> | undefined): Promise<unknown> {
-    // Called as a method: a mapper may be a class instance.
-    return mapper === undefined ? Promise.reject(error) : Promise.resolve(error).then((e) => mapper.error(e));
+  /** A request that fails before it is sent. */
+  refuse(error: ExtensionHostError): Promise<never> {
+    return Promise.reject(error);
   }
 
   /** One timer per request: `timeoutMs` from now, replacing any earlier one. */
@@ -414,7 +411,6 @@ function forget(entry: Pending): void {
   entry.frame = NO_FRAME;
   entry.line = '';
   entry.watch = undefined;
-  entry.mapper = undefined;
   entry.timer = undefined;
   entry.cleanup = undefined;
 }
@@ -424,19 +420,8 @@ function fireDeadline(connection: Connection, entry: Pending): void {
   connection.onRequestTimeout(entry);
 }
 
-/**
- * The request resolves with its answer or rejects with `error`, or resolves with what its mapper
- * makes of either (called as methods: a mapper may be a class instance); a mapper that throws
- * rejects it. Applied here, when it settles: a caller that maps every outcome (every tool call does)
- * saves a promise per request.
- */
+/** The request resolves with its answer or rejects with `error`. */
 function deliver(entry: Pending, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
-  const { mapper } = entry;
-  try {
-    if (error === undefined) entry.resolve(mapper === undefined ? frame : mapper.frame(frame!));
-    else if (mapper === undefined) entry.reject(error);
-    else entry.resolve(mapper.error(error));
-  } catch (err) {
-    entry.reject(err);
-  }
+  if (error === undefined) entry.resolve(frame);
+  else entry.reject(error);
 }

@@ -1,5 +1,4 @@
 // What a request is: the frames that ask for an answer, their answers, and how a caller may wait.
-import type { ExtensionHostError } from '../errors.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HostFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
@@ -42,11 +41,6 @@ export interface RequestOptions {
    * (the late answer is ignored); only the stuck deadline stops an extension. @default false
    */
   closeStdinOnWriteTimeout?: boolean | undefined;
-  /**
-   * @deprecated Ignored: the frame is encoded with its id (Core v3 dropped template encoding).
-   * TODO(core-v3 merge): remove once host/ no longer passes it.
-   */
-  head?: string | undefined;
   /** Each `progress` frame the extension sends for this request (capability "progress"). @default undefined */
   onProgress?: ((frame: ProgressFrame) => void) | undefined;
   /** Each `progress` frame restarts the deadline (`timeoutMs`), up to `maxTotalTimeoutMs`. @default false */
@@ -55,11 +49,3 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number | undefined;
 }
 
-/**
- * Turns a request's response, or its failure, into the value the request resolves with. The
- * request then never rejects (unless a mapper throws). Both are called as methods of the mapper.
- */
-export interface ResponseMapper<T, R> {
-  frame(frame: T): R;
-  error(error: ExtensionHostError): R;
-}

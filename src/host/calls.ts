@@ -1,10 +1,9 @@
 // The embedder's calls into extensions: callTool and runCommand (their checks, the request, the
 // answer as a result or an outcome), and the progress extensions report for them.
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
-import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
-import { toolCallHead } from '../protocol/encode.js';
+import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
 import type { CommandResponseFrame, ImageBlock, ProgressFrame, ResultBlock, TextBlock, ToolResultFrame } from '../protocol/frames.js';
-import { restartingError, type HostContext, type LoadedExtension } from './context.js';
+import { mapResponse, restartingError, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
 import { openPanel } from './panels.js';
 import { toolsChangedSoon } from './registrations.js';
 import { panelRefusal, permits } from './security.js';
@@ -25,12 +24,9 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   const timeoutMs = options?.timeoutMs ?? ctx.timeouts.tool;
   const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
   const tracer = ctx.tracer;
-  // Encoded whole, not from the template: the frame may carry `_meta`.
   if (tracer !== undefined) return tracer.tool(ext, name, args, progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal }, toolMapper(ctx, ext), options);
-  // The frame's line from a template (the same bytes as encoding the frame).
-  const head = toolCallHead(name, args);
-  const requestOptions = progress ? { ...progressOptions(ext, name, options, timeoutMs, true), head } : { timeoutMs, signal: options?.signal, head };
-  return ext.process.request({ type: 'tool_call', name, args }, requestOptions, toolMapper(ctx, ext));
+  const requestOptions = progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal };
+  return mapResponse(ext.process.request({ type: 'tool_call', name, args }, requestOptions), toolMapper(ctx, ext));
 }
 
 /** What the answer of a tool call (or its failure) becomes: a ToolResult, built as the response settles. */

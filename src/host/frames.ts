@@ -4,7 +4,7 @@
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeFrame } from '../protocol/encode.js';
-import { eventProblem } from '../protocol/event-check.js';
+import { eventProblem } from '../protocol/frame-check.js';
 import type { ExtensionFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';

@@ -6,10 +6,10 @@ import type * as Otel from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { ErrorCode, ExtensionHostError, isExtensionHostError } from '../errors.js';
 import type { ChainEnd, ChainObservation, ChainObserver, InterceptEvent, StepOutcome, TraceStep } from '../intercept/types.js';
-import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
+import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 import { VERSION } from '../version.js';
-import type { HostContext, LoadedExtension } from './context.js';
+import { mapResponse, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
 import type { StepSend } from './interceptors.js';
 import type { HostCallOptions, HostEvents, ToolResult, TracingOption } from './types.js';
 
@@ -271,8 +271,7 @@ export class HostTracer implements ChainObserver {
   }
 
   /**
-   * One traced request: `_meta` for an extension that negotiated "trace" (without the encoded head,
-   * which lacks it), progress as span events, the span kept open for exit/restart events until the
+   * One traced request: `_meta` for an extension that negotiated "trace", progress as span events, the span kept open for exit/restart events until the
    * request settles.
    */
   private request<T>(ext: LoadedExtension, span: Span, frame: RequestFrame<RequestType>, options: RequestOptions, mapper: ResponseMapper<never, unknown> | undefined, done: Done<T>): Promise<T> {
@@ -285,7 +284,6 @@ export class HostTracer implements ChainObserver {
     const onProgress = options.onProgress;
     const traced: RequestOptions = {
       ...options,
-      head: sent === frame ? options.head : undefined,
       onProgress: (p: ProgressFrame) => {
         const attributes: Attributes = {};
         if (p.message !== undefined) attributes['zot.progress.message'] = p.message;
@@ -305,8 +303,8 @@ export class HostTracer implements ChainObserver {
         span.end();
       }
     };
-    const request = proc.request as (frame: RequestFrame<RequestType>, options: RequestOptions, mapper?: ResponseMapper<never, unknown>) => Promise<unknown>;
-    return (request.call(proc, sent, traced, mapper) as Promise<T>).then(
+    const response = proc.request(sent, traced) as Promise<never>;
+    return ((mapper === undefined ? response : mapResponse(response, mapper)) as Promise<T>).then(
       (value) => {
         end(value, undefined);
         return value;

@@ -4,7 +4,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
-import type { RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
+import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
@@ -18,7 +18,7 @@ import { ProcessBase } from './process-base.js';
 import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
 import { monotonicMs } from '../clock.js';
 
-export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
+export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
 export type { ExitInfo, ExtensionProcessOptions, HostInfo, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessTimeouts, ProcessWatcher } from './types.js';
 
@@ -354,12 +354,9 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   }
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
-  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]>;
-  /** Sends a request and resolves with what `mapper` makes of its response or its failure. */
-  request<F extends RequestFrame<RequestType>, R>(frame: F, options: RequestOptions | undefined, mapper: ResponseMapper<ResponseFor[F['type']], R>): Promise<R>;
-  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions, mapper?: ResponseMapper<ExtensionFrame, unknown>): Promise<unknown> {
-    if (this.state !== 'running') return this.connection.refuse(this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`), mapper);
-    return this.connection.request(frame, options, mapper);
+  request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]> {
+    if (this.state !== 'running') return this.connection.refuse(this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`));
+    return this.connection.request(frame, options) as Promise<ResponseFor[F['type']]>;
   }
 
   /**

@@ -12,19 +12,3 @@ export function encodeFrame(frame: object): string {
   if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
   return `${json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
 }
-
-/**
- * @deprecated Always `undefined`: requests are encoded whole once their id is known (Core v3).
- * TODO(core-v3 merge): remove, with its call site in host/tools.ts.
- */
-export function toolCallHead(_name: unknown, _args: unknown): string | undefined {
-  return undefined;
-}
-
-/**
- * @deprecated Always `undefined`: requests are encoded whole once their id is known (Core v3).
- * TODO(core-v3 merge): remove, with its call site in host/intercept-adapter.ts.
- */
-export function toolCallInterceptHead(_toolId: unknown, _toolName: unknown, _args: unknown): string | undefined {
-  return undefined;
-}

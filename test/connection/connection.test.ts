@@ -56,15 +56,14 @@ describe('correlation', () => {
     expect(await a).toBe('ok ok');
   });
 
-  it('maps outcomes through a ResponseMapper instead of rejecting', async () => {
+  it('resolves with the answer frame, rejects with a typed error at the deadline', async () => {
     h = await connectionHarness();
-    const mapper = { frame: () => 'answered', error: (e: ExtensionHostError) => `failed ${e.code}` };
-    const answered = h.connection.request(call(), undefined, mapper);
-    const timedOut = h.connection.request(call(), { timeoutMs: 100 }, mapper);
+    const answered = h.connection.request(call());
+    const timedOut = h.connection.request(call(), { timeoutMs: 100 }).catch((e: ExtensionHostError) => `failed ${e.code}`);
     await settleIo();
     h.answer(h.ext.requests('tool_call')[0]!);
     await vi.advanceTimersByTimeAsync(100);
-    expect([await answered, await timedOut]).toEqual(['answered', 'failed TIMEOUT']);
+    expect([((await answered) as { type: string }).type, await timedOut]).toEqual(['tool_result', 'failed TIMEOUT']);
   });
 });
 

@@ -213,16 +213,15 @@ describe('requests', () => {
     await answered;
   });
 
-  it('resolves with what a mapper makes of the response, and of a failure', async () => {
-    const mapper = { frame: (f: { content?: unknown[] | undefined }) => `frame:${f.content?.length ?? 0}`, error: (e: ExtensionHostError) => `error:${e.code}` };
-    const answered = proc.request(call(), { timeoutMs: 1000 }, mapper);
-    const lost = proc.request(call(), { timeoutMs: 1000 }, mapper);
+  it('resolves with the response frame, and rejects with a typed error for a failure', async () => {
+    const code = (e: ExtensionHostError): string => `error:${e.code}`;
+    const answered = proc.request(call(), { timeoutMs: 1000 });
+    const lost = proc.request(call(), { timeoutMs: 1000 }).catch(code);
     await settleIo();
     ext.send({ type: 'tool_result', id: ext.requests('tool_call')[0]!.id, content: [] });
-    expect(await answered).toBe('frame:0');
+    expect((await answered).content).toEqual([]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(await lost).toBe('error:TIMEOUT');
-    const aborted = proc.request(call(), { signal: AbortSignal.abort() }, mapper);
-    expect(await aborted).toBe('error:ABORTED');
+    expect(await proc.request(call(), { signal: AbortSignal.abort() }).catch(code)).toBe('error:ABORTED');
   });
 });

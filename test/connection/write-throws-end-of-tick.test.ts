@@ -189,11 +189,10 @@ describe('a write that throws at the end of the tick', () => {
     expect(unhandled).toEqual([]);
   });
 
-  it('a mapped request resolves with what its mapper makes of the error', async () => {
+  it('a request whose write throws rejects typed (PROCESS_EXITED)', async () => {
     const a = await connect('alpha');
     a.peer.state.throwNext = true;
-    const mapped = a.connection.request(call('m'), { timeoutMs: 60_000 }, { frame: () => 'answer', error: (e) => `mapped ${e.code}` });
-    await expect(mapped).resolves.toBe('mapped PROCESS_EXITED');
+    await expect(a.connection.request(call('m'), { timeoutMs: 60_000 })).rejects.toMatchObject({ code: 'PROCESS_EXITED' });
   });
 });
 
