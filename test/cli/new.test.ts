@@ -1,5 +1,6 @@
 // `zot-ext new <name>`: a runnable TypeScript extension from the SDK template.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { readJson, ROOT, tempDir } from '../helpers/fixtures.js';
@@ -66,6 +67,37 @@ describe('new', { timeout: 30_000 }, () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('does not exist');
     expect(existsSync(path.join(work, 'other-sdk'))).toBe(false);
+  });
+
+  it('--python writes a Python extension with the SDK vendored, whose own test passes and which loads', async () => {
+    const r = await runCli(['new', '--python', 'py-hello', '--cwd', work], { cwd: work });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const dir = path.join(work, 'py-hello');
+    expect(r.stdout).toBe(
+      [
+        `created ${dir}: .gitignore, extension.json, extension.py, test_extension.py, zot_ext/`,
+        `zot_ext/: a copy of the Python SDK from ${path.join(ROOT, 'python', 'zot_ext')} (no pip install needed)`,
+        'next:',
+        '  cd py-hello && python3 -m unittest',
+        '  zot-ext run .     # try it without a model',
+        '',
+      ].join('\n'),
+    );
+    expect(readJson(path.join(dir, 'extension.json'))).toMatchObject({ name: 'py-hello', exec: './extension.py', language: 'python' });
+    expect(statSync(path.join(dir, 'extension.py')).mode & 0o111).not.toBe(0);
+    expect(readdirSync(path.join(dir, 'zot_ext')).sort()).toEqual(readdirSync(path.join(ROOT, 'python', 'zot_ext')).filter((f) => f.endsWith('.py') || f === 'py.typed').sort());
+
+    // Its own test, with nothing on PYTHONPATH: the vendored copy is what it finds.
+    const env = { ...process.env, PYTHONPATH: undefined, PYTHONDONTWRITEBYTECODE: '1' };
+    const test = spawnSync('/usr/bin/python3', ['-m', 'unittest'], { cwd: dir, env, encoding: 'utf8', timeout: 20_000 });
+    expect(test.stderr).toMatch(/Ran 3 tests[\s\S]*\nOK\n$/);
+    expect(test.status).toBe(0);
+
+    const run = await runCli(['run', dir, '--home', path.join(work, 'home'), '--cwd', work], { input: '/py-hello zot\n!shout {"text":"hi"}\n', env: { PYTHONPATH: undefined } });
+    expect(run.stdout).toContain('[py-hello] display: hello, zot');
+    expect(run.stdout).toContain('[py-hello] shout: HI');
+    expect(run.code).toBe(0);
   });
 
   it('refuses unsafe names and directories that are not empty', async () => {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nameProblem } from '../../manifest/index.js';
@@ -60,6 +60,30 @@ async function sdkSpec(ctx: CommandContext): Promise<string> {
   return `file:${where}`;
 }
 
+/**
+ * The Python SDK to vendor into a new Python extension: `<root>/python/zot_ext` of `--sdk` (a clone
+ * or an installed package) or of the package zot-ext runs from.
+ */
+async function pythonSdk(ctx: CommandContext): Promise<string> {
+  const given = ctx.values.sdk;
+  const root = typeof given === 'string' ? path.resolve(ctx.io.cwd, given) : ownPackageRoot();
+  const sdk = path.join(root, 'python', 'zot_ext');
+  if (!existsSync(path.join(sdk, '__init__.py'))) {
+    const hint = typeof given === 'string' ? `; with --python, --sdk names a clone or an installed ${PACKAGE_NAME} (a directory)` : `; reinstall ${PACKAGE_NAME}`;
+    throw new CliError(CliErrorCode.NOT_FOUND, `${sdk} is not the Python SDK (no __init__.py)${hint}`);
+  }
+  return sdk;
+}
+
+/** Copies the SDK's modules and py.typed (no caches) into `<target>/zot_ext`. */
+async function vendorPythonSdk(sdk: string, target: string): Promise<void> {
+  const to = path.join(target, 'zot_ext');
+  await mkdir(to);
+  for (const file of await readdir(sdk)) {
+    if (file.endsWith('.py') || file === 'py.typed') await copyFile(path.join(sdk, file), path.join(to, file));
+  }
+}
+
 /** Template files import the SDK from the repository; a new extension imports the package. */
 function adapt(text: string, name: string): string {
   return text
@@ -92,6 +116,13 @@ function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Both lines run as pasted from where the user is now; the second one from inside the new directory. */
+function printNext(ctx: CommandContext, target: string, setup: string, tryIt: string): void {
+  ctx.out.line('next:');
+  ctx.out.line(`  cd ${shellQuote(path.relative(ctx.io.cwd, target) || '.')} && ${setup}`);
+  ctx.out.line(`  ${tryIt}     # try it without a model`);
+}
+
 /** Copies the template's files (not its README) into `target`, adapted; returns the names written. */
 async function copyTemplate(template: string, target: string, edit: (file: string, text: string) => string): Promise<string[]> {
   const written: string[] = [];
@@ -111,7 +142,7 @@ async function copyTemplate(template: string, target: string, edit: (file: strin
 export const create: Command = {
   name: 'new',
   usage: '<name>',
-  summary: 'create a TypeScript extension from the SDK template',
+  summary: 'create a TypeScript (or, with --python, a Python) extension from the SDK template',
   description: [
     'Creates <cwd>/<name>/ (or --dir) with extension.json, extension.ts (the definition),',
     'main.ts (the entry point), extension.test.ts (tests with the test kit), package.json,',
@@ -122,10 +153,16 @@ export const create: Command = {
     `${PACKAGE_NAME} is not on the npm registry yet: package.json depends on it as a file: path,`,
     'by default the package this zot-ext runs from; --sdk names a clone (built with npm run build)',
     'or a tarball made by npm pack instead.',
+    '',
+    'With --python: extension.json, extension.py (executable; the definition and the entry point),',
+    'test_extension.py (`python3 -m unittest`) and .gitignore, with a copy of the Python SDK in',
+    'zot_ext/ (from <package>/python, or --sdk <dir>): the extension needs no pip install and keeps',
+    'working where `zot-ext install` copies it.',
   ].join('\n'),
   options: {
     dir: { type: 'string', value: 'path', description: 'where to create it (default: <cwd>/<name>)' },
     sdk: { type: 'string', value: 'path|tarball', description: `the ${PACKAGE_NAME} to depend on (default: the one zot-ext runs from)` },
+    python: { type: 'boolean', description: 'a Python extension, with the Python SDK (zot_ext) vendored into it' },
   },
   async run(ctx) {
     expectArgs(ctx, create, 1, 1);
@@ -135,6 +172,16 @@ export const create: Command = {
     const target = path.resolve(ctx.cwd, typeof ctx.values.dir === 'string' ? ctx.values.dir : name);
     const existing = await readdir(target).catch(() => []);
     if (existing.length > 0) throw new CliError(CliErrorCode.EXISTS, `${target} exists and is not empty; pick another name or --dir`);
+    if (ctx.values.python === true) {
+      const sdk = await pythonSdk(ctx);
+      await mkdir(target, { recursive: true });
+      const written = await copyTemplate(findTemplate(ownPackageRoot(), 'python-template'), target, (_file, text) => text.replaceAll(TEMPLATE_NAME, name));
+      await vendorPythonSdk(sdk, target);
+      ctx.out.line(`created ${target}: ${[...written, 'zot_ext/'].join(', ')}`);
+      ctx.out.line(`zot_ext/: a copy of the Python SDK from ${sdk} (no pip install needed)`);
+      printNext(ctx, target, 'python3 -m unittest', 'zot-ext run .');
+      return 0;
+    }
     const sdk = await sdkSpec(ctx);
     const template = findTemplate(ownPackageRoot(), 'extension-template');
     await mkdir(target, { recursive: true });
@@ -144,10 +191,7 @@ export const create: Command = {
     });
     ctx.out.line(`created ${target}: ${written.join(', ')}`);
     ctx.out.line(`${PACKAGE_NAME}: ${sdk} (not on the npm registry yet; --sdk picks another clone or tarball)`);
-    // Both lines run from where the user is now; the second one from inside the new directory.
-    ctx.out.line('next:');
-    ctx.out.line(`  cd ${shellQuote(path.relative(ctx.io.cwd, target) || '.')} && npm install && npx tsc --noEmit && npx vitest run`);
-    ctx.out.line('  npx zot-ext run .     # try it without a model');
+    printNext(ctx, target, 'npm install && npx tsc --noEmit && npx vitest run', 'npx zot-ext run .');
     return 0;
   },
 };
