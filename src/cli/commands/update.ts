@@ -2,7 +2,7 @@
 import { discoveryFor, expectArgs, type Command, type CommandContext } from '../context.js';
 import { ensureDependencies, missingDependenciesWarning } from '../dependencies.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { gitReset, gitUpdate, readSource, type ToolOptions } from '../git.js';
+import { gitReset, gitUpdate, readSource, type GitInstall, type ToolOptions } from '../git.js';
 import { findInstalled, type Installed } from '../installed.js';
 import { validate } from './install.js';
 import { SCOPE_OPTIONS, scopeOption } from './manage.js';
@@ -35,18 +35,19 @@ export const update: Command = {
       if (source === undefined) {
         throw new CliError(CliErrorCode.FAILED, `${found.name} (${found.scope}) is not a git install (it was copied from a directory); reinstall it with zot-ext install <dir> --force`);
       }
-      await updateOne(ctx, found, options);
+      await updateOne(ctx, found, source, options);
       return 0;
     }
     let failed = 0;
     let updated = 0;
     for (const found of await installedOf(ctx, scope)) {
-      if ((await readSource(found.dir, options)) === undefined) {
+      const source = await readSource(found.dir, options);
+      if (source === undefined) {
         ctx.out.line(`skipped ${found.name} (${found.scope}): not a git install`);
         continue;
       }
       updated++;
-      await updateOne(ctx, found, options).catch((err: unknown) => {
+      await updateOne(ctx, found, source, options).catch((err: unknown) => {
         if (!(err instanceof CliError)) throw err;
         failed++;
         ctx.err.line(`${ctx.err.style('red', 'error')}: ${err.message}`);
@@ -68,8 +69,7 @@ async function installedOf(ctx: CommandContext, scope: Installed['scope'] | unde
   return out;
 }
 
-async function updateOne(ctx: CommandContext, found: Installed, options: ToolOptions): Promise<void> {
-  const source = (await readSource(found.dir, options))!;
+async function updateOne(ctx: CommandContext, found: Installed, source: GitInstall, options: ToolOptions): Promise<void> {
   const { before, after } = await gitUpdate(found.dir, source, options);
   const label = `${found.name} (${found.scope})`;
   const at = source.ref === undefined ? '' : ` (${source.ref})`;
