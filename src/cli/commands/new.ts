@@ -101,13 +101,13 @@ function withSdk(text: string, spec: string): string {
 
 /**
  * Beyond the manifest's rule: the name is also the template's slash command (one word, as the SDK
- * requires) and a single-quoted string in the generated TypeScript.
+ * requires) and a quoted string in the generated TypeScript or Python.
  */
 function templateNameProblem(name: string): string | undefined {
   const shown = JSON.stringify(name);
   if (/\s/.test(name)) return `name ${shown} contains whitespace (it is also the extension's command, /${name}, which is one word)`;
   if (name.startsWith('/')) return `name ${shown} starts with "/"`;
-  if (name.includes("'") || name.includes('`')) return `name ${shown} contains a quote (it goes into the generated TypeScript)`;
+  if (name.includes("'") || name.includes('`')) return `name ${shown} contains a quote (it goes into the generated code as a string)`;
   return undefined;
 }
 
