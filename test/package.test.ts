@@ -1,7 +1,7 @@
 // The published package as a user gets it: what `npm pack` ships, and the subpaths' types under the
 // oldest module resolution TypeScript still offers (node10). Run after `npm run build` (npm test does).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from './helpers/fixtures.js';
@@ -18,6 +18,16 @@ describe('npm pack', () => {
     expect(docs.length).toBeGreaterThan(5);
     for (const doc of docs) expect(packed).toContain(doc);
     expect(readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} zot-extension-host contributors\n/);
+  });
+
+  it('ships the Python SDK (modules and py.typed, no caches) and both extension templates', () => {
+    const sdk = readdirSync(path.join(ROOT, 'python', 'zot_ext')).filter((f) => f.endsWith('.py') || f === 'py.typed');
+    expect(sdk).toContain('__init__.py');
+    for (const file of sdk) expect(packed).toContain(`python/zot_ext/${file}`);
+    expect(packed.filter((f) => f.includes('__pycache__') || f.startsWith('python/tests/'))).toEqual([]);
+    for (const file of ['examples/extension-template/gitignore', 'examples/extension-template/tsconfig.json', 'examples/python-template/extension.py', 'examples/python-template/test_extension.py']) {
+      expect(packed).toContain(file);
+    }
   });
 
   it('every relative link of README.md points at a packed file', () => {

@@ -8,13 +8,14 @@ import { create } from './commands/new.js';
 import { disable, enable, remove } from './commands/manage.js';
 import { run } from './commands/run.js';
 import { serve } from './commands/serve.js';
+import { update } from './commands/update.js';
 import { createContext, expectDirectory, type Command } from './context.js';
 import { CliError, CliErrorCode, ExitCode } from './errors.js';
 import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 
-const COMMANDS: readonly Command[] = [list, doctor, install, remove, enable, disable, logs, run, serve, create];
+const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, serve, create];
 
 /**
  * The `zot-ext` command line. Returns the exit code: 0 ok, 1 an extension or the command failed,

@@ -40,6 +40,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined> | undefined;
   /** Hard limit: the process group is SIGKILLed after this. @default 12000 */
   timeoutMs?: number | undefined;
+  /** Another program to run (npm, python3, ...) with the arguments, instead of the CLI. */
+  program?: string | undefined;
 }
 
 const running = new Set<CliProcess>();
@@ -57,7 +59,8 @@ export class CliProcess {
     const env: NodeJS.ProcessEnv = { ...process.env, ZOT_HOME: undefined, XDG_STATE_HOME: undefined, NO_COLOR: undefined, ...options.env };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
     // Its own process group, so a hard kill reaches everything it runs in that group.
-    this.child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: options.cwd ?? ROOT, env, detached: true, stdio: 'pipe' });
+    const [file, argv] = options.program === undefined ? [process.execPath, [...CLI_ARGS, ...args]] : [options.program, args];
+    this.child = spawn(file, argv, { cwd: options.cwd ?? ROOT, env, detached: true, stdio: 'pipe' });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
       for (const l of this.listeners) l();
@@ -112,6 +115,11 @@ export class CliProcess {
 /** Runs the CLI to completion. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new CliProcess(args, { input: '', ...options }).exited;
+}
+
+/** Runs `program args` to completion as runCli runs the CLI: its own process group, a hard timeout. */
+export function runProgram(program: string, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return new CliProcess(args, { input: '', ...options, program }).exited;
 }
 
 /** For afterEach: SIGKILLs every CLI process a test left running. */

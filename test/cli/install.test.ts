@@ -224,7 +224,7 @@ describe('usage', { timeout: 30_000 }, () => {
   it('prints --help for every command, and the version', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    const commands = ['list', 'doctor', 'install', 'remove', 'enable', 'disable', 'logs', 'run'];
+    const commands = ['list', 'doctor', 'install', 'update', 'remove', 'enable', 'disable', 'logs', 'run', 'new'];
     for (const command of commands) expect(top.stdout).toContain(`  ${command} `);
     const run = await runCli(['run', '--help']);
     expect(run.stdout).toMatch(/^usage: zot-ext run \[paths\.\.\.\] \[options\]\n/);

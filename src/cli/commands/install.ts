@@ -9,7 +9,8 @@ import { discoveryFor, expectArgs, type Command, type CommandContext, type Scope
 import { isInside } from '../../manifest/fs-utils.js';
 import { copyTree } from '../copy-tree.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { classifySource, gitClone } from '../git.js';
+import { ensureDependencies, missingDependenciesWarning } from '../dependencies.js';
+import { classifySource, gitClone, recordSource } from '../git.js';
 import { entryFor } from '../installed.js';
 
 /** `install --timeout` when not given: a clone that takes longer is ended. */
@@ -27,11 +28,18 @@ export const install: Command = {
     'nothing is installed. The target is <home>/extensions/<manifest name>/ (with --project:',
     '<cwd>/.zot/extensions/<manifest name>/). An existing extension of that name is only replaced',
     'with --force.',
+    '',
+    'With --ref, a git source is cloned whole and checked out at that tag or commit (zot-ext update',
+    'keeps it there); without, update fast-forwards the cloned branch. A package.json whose',
+    'dependencies are not in node_modules is reported; --install-deps runs npm ci --omit=dev (npm',
+    'install --omit=dev without a package-lock.json) in the copy before it is moved into place.',
   ].join('\n'),
   options: {
     project: { type: 'boolean', description: 'install into the project (<cwd>/.<app>/extensions)' },
     force: { type: 'boolean', description: 'replace an installed extension of the same name' },
     timeout: { type: 'string', value: 'ms', description: `deadline of a git clone (default: ${DEFAULT_CLONE_MS})` },
+    ref: { type: 'string', value: 'tag|commit', description: 'git sources: check out this tag, commit or branch' },
+    'install-deps': { type: 'boolean', description: 'run npm ci / npm install --omit=dev in the installed copy' },
   },
   async run(ctx) {
     expectArgs(ctx, install, 1, 1);
@@ -41,6 +49,8 @@ export const install: Command = {
     const root = scope === 'project' ? discovery.projectRoot : discovery.globalRoot;
     const given = ctx.args[0]!;
     const source = await classifySource(given, ctx.io.cwd);
+    const ref = typeof ctx.values.ref === 'string' ? ctx.values.ref : undefined;
+    if (ref !== undefined && source.kind !== 'git') throw new CliError(CliErrorCode.USAGE, `--ref is for git sources; ${given} is a directory`);
     const created = await mkdir(root, { recursive: true });
     const realRoot = await realpath(root);
     if (source.kind === 'path' && isInside(await realpath(source.path), realRoot)) {
@@ -53,14 +63,16 @@ export const install: Command = {
     const staging = await mkdtemp(path.join(realRoot, '.install-'));
     try {
       const warn = (m: string) => ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${m}`);
-      if (source.kind === 'git') await installClone(source.url, staging, ctx, warn, timeoutMs);
+      if (source.kind === 'git') await installClone(source.url, ref, staging, ctx, warn, timeoutMs);
       else await copyTree(source.path, staging, warn);
       const installed = await validate(ctx, staging, given);
       const target = path.join(realRoot, installed.name);
+      const missing = await ensureDependencies(ctx, installed.name, staging);
       await replaceExisting(ctx, scope, installed.name, target, staging);
       const version = installed.version === undefined ? '' : ` ${installed.version}`;
       ctx.out.line(`installed ${installed.name}${version} (${scope}) at ${path.join(root, installed.name)}`);
-      for (const warning of installed.warnings) ctx.err.line(`${ctx.err.style('yellow', 'warning')}: ${warning.replaceAll(staging, target)}`);
+      for (const warning of installed.warnings) warn(warning.replaceAll(staging, target));
+      if (missing.length > 0) warn(missingDependenciesWarning(installed.name, missing, path.join(root, installed.name), `zot-ext install ${given} --force`));
       return 0;
     } finally {
       await rm(staging, { recursive: true, force: true });
@@ -80,21 +92,23 @@ function cloneTimeout(value: OptionValues[string]): number {
  * Clones outside the extensions directory, then copies the tree like a local install: symlinks that
  * leave it are dropped (a repository may carry a link to ~/.ssh); `.git` is kept.
  */
-async function installClone(url: string, staging: string, ctx: CommandContext, warn: (m: string) => void, timeoutMs: number): Promise<void> {
+async function installClone(url: string, ref: string | undefined, staging: string, ctx: CommandContext, warn: (m: string) => void, timeoutMs: number): Promise<void> {
   const clone = await mkdtemp(path.join(os.tmpdir(), 'zot-ext-clone-'));
   try {
     const tree = path.join(clone, 'tree');
-    ctx.err.line(`cloning ${redactUrl(url)} ...`);
-    await gitClone(url, tree, { env: ctx.io.env, signal: ctx.signal, timeoutMs });
+    const options = { env: ctx.io.env, signal: ctx.signal, timeoutMs };
+    ctx.err.line(`cloning ${redactUrl(url)}${ref === undefined ? '' : ` at ${ref}`} ...`);
+    await gitClone(url, tree, ref, options);
     await copyTree(tree, staging, warn);
     await chmod(staging, 0o755); // mkdtemp made it private
+    await recordSource(staging, url, ref, options);
   } finally {
     await rm(clone, { recursive: true, force: true });
   }
 }
 
-/** The staged manifest's name and version, or INVALID (the caller removes the staging directory). */
-async function validate(ctx: CommandContext, staging: string, given: string): Promise<{ name: string; version: string | undefined; warnings: string[] }> {
+/** The manifest's name and version in `staging`, or INVALID naming `given` (the caller cleans up). */
+export async function validate(ctx: CommandContext, staging: string, given: string, outcome = 'nothing was installed'): Promise<{ name: string; version: string | undefined; warnings: string[] }> {
   const discovery = new ManifestDiscovery({ cwd: ctx.cwd, appName: ctx.appName, home: ctx.home, explicit: [staging], discover: false, checkExec: true });
   const { extensions, diagnostics } = await discovery.discover();
   const ext = extensions[0];
@@ -104,12 +118,12 @@ async function validate(ctx: CommandContext, staging: string, given: string): Pr
       first === undefined || first.code === 'MANIFEST_MISSING'
         ? 'it has no extension.json at its top level'
         : first.message.replaceAll(staging + path.sep, '').replaceAll(staging, given);
-    throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension: ${why}; nothing was installed`);
+    throw new CliError(CliErrorCode.INVALID, `${given} is not a valid extension: ${why}; ${outcome}`);
   }
   if (ext.name.startsWith('.')) {
     throw new CliError(
       CliErrorCode.INVALID,
-      `${given} is not a valid extension: its name ${JSON.stringify(ext.name)} starts with "." and discovery never loads a directory of that name; rename it in extension.json; nothing was installed`,
+      `${given} is not a valid extension: its name ${JSON.stringify(ext.name)} starts with "." and discovery never loads a directory of that name; rename it in extension.json; ${outcome}`,
     );
   }
   return { name: ext.name, version: ext.manifest.version, warnings: diagnostics.map((d) => d.message) };

@@ -1,5 +1,6 @@
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, expectArgs, realRoots, type Command, type Scope } from '../context.js';
+import { headCommit } from '../git.js';
 import { invalidExtensions } from '../invalid.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
@@ -12,6 +13,8 @@ export interface ListRow {
   kind: 'process' | 'skills' | 'theme' | undefined;
   description: string | undefined;
   path: string;
+  /** The commit checked out in the extension's own .git (a git install), else undefined. */
+  commit: string | undefined;
   /** invalid: what is wrong; shadowed: which extension wins. */
   problem?: string | undefined;
 }
@@ -22,7 +25,7 @@ export const list: Command = {
   summary: 'list installed extensions of both scopes',
   description: [
     'Lists the extensions in <cwd>/.zot/extensions (project) and <home>/extensions (global), in load',
-    'order, with name, version, scope, state (enabled, disabled, shadowed, invalid), description and',
+    'order, with name, version, commit (of a git install), scope, state (enabled, disabled, shadowed, invalid), description and',
     'path. Spawns nothing. Warnings (e.g. an exec that is not executable) follow the table.',
   ].join('\n'),
   options: {
@@ -33,7 +36,8 @@ export const list: Command = {
     // Spawns nothing, so the exec checks run here (missing or not executable).
     const discovery = discoveryFor(ctx, [], { checkExec: true });
     const [{ extensions, diagnostics }, roots] = await Promise.all([discovery.discover(), realRoots(discovery)]);
-    const rows: ListRow[] = extensions.map((ext) => ({
+    const commits = await Promise.all(extensions.map((ext) => headCommit(ext.dir)));
+    const rows: ListRow[] = extensions.map((ext, i) => ({
       name: ext.name,
       version: ext.manifest.version,
       scope: ext.source === 'project' ? 'project' : 'global',
@@ -41,11 +45,12 @@ export const list: Command = {
       kind: ext.kind,
       description: ext.manifest.description,
       path: ext.dir,
+      commit: commits[i],
       problem: ext.shadowedBy === undefined ? undefined : `shadowed by the ${ext.shadowedBy.source} one in ${ext.shadowedBy.dir}`,
     }));
     const broken = invalidExtensions(diagnostics, extensions.map((e) => e.dir), roots);
     for (const b of broken) {
-      rows.push({ name: b.name, version: undefined, scope: b.scope, state: 'invalid', kind: undefined, description: undefined, path: b.dir, problem: b.diagnostic.message });
+      rows.push({ name: b.name, version: undefined, scope: b.scope, state: 'invalid', kind: undefined, description: undefined, path: b.dir, commit: undefined, problem: b.diagnostic.message });
     }
     const invalid = broken.map((b) => b.diagnostic);
     const warnings = diagnostics.filter((d) => !invalid.includes(d) && d.code !== 'SHADOWED');
@@ -60,11 +65,14 @@ export const list: Command = {
     }
     const { out } = ctx;
     const stateStyle = { enabled: 'green', disabled: 'gray', shadowed: 'yellow', invalid: 'red' } as const;
+    // A COMMIT column only when something was installed from git.
+    const withCommit = rows.some((r) => r.commit !== undefined);
     out.table([
-      ['NAME', 'VERSION', 'SCOPE', 'STATE', 'DESCRIPTION', 'PATH'].map((h) => out.style('bold', h)),
+      ['NAME', 'VERSION', ...(withCommit ? ['COMMIT'] : []), 'SCOPE', 'STATE', 'DESCRIPTION', 'PATH'].map((h) => out.style('bold', h)),
       ...rows.map((r) => [
         safe(r.name),
         safe(r.version ?? '-'),
+        ...(withCommit ? [r.commit?.slice(0, 7) ?? '-'] : []),
         r.scope,
         out.style(stateStyle[r.state], r.state),
         r.state === 'invalid' ? '-' : safe(oneLine(r.description ?? '-')),

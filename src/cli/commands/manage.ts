@@ -8,12 +8,12 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { findInstalled, type Installed } from '../installed.js';
 import { setEnabled } from '../manifest-edit.js';
 
-const SCOPE_OPTIONS = {
+export const SCOPE_OPTIONS = {
   project: { type: 'boolean', description: 'only the project scope (<cwd>/.<app>/extensions)' },
   global: { type: 'boolean', description: 'only the global scope (<home>/extensions)' },
 } as const;
 
-function scopeOption(ctx: CommandContext): Scope | undefined {
+export function scopeOption(ctx: CommandContext): Scope | undefined {
   if (ctx.values.project === true && ctx.values.global === true) {
     throw new CliError(CliErrorCode.USAGE, '--project and --global exclude each other; pick one');
   }
