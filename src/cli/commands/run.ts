@@ -49,6 +49,7 @@ export const run: Command = {
       // A script of lines is a test (a failed line fails it); at a terminal, a typo was answered already.
       return loadFailed || (!tty && repl.failures > 0) ? 1 : 0;
     } finally {
+      screen.close();
       await host.stop();
     }
   },
