@@ -1,6 +1,7 @@
 import type { PanelView } from '../../host/types.js';
 import type { Output } from '../output.js';
 import { terminalSafe, terminalSafeStyled } from '../terminal-safe.js';
+import { jsonLine, type RunRecord } from './records.js';
 
 /** Box lines of a panel: title bar, the lines, footer. */
 export function panelLines(panel: PanelView, out: Output): string[] {
@@ -143,6 +144,11 @@ export class Screen {
     const safe = this.out.colour ? terminalSafeStyled(text) : terminalSafe(text);
     this.out.stream.write(`\r\x1b[2K${columns !== undefined && columns > 1 ? fitWidth(safe, columns - 1) : safe}`);
     this.status = true;
+  }
+
+  /** One `run --json` record, one line on stdout (never a TTY's redraws: --json output is read as piped). */
+  record(record: RunRecord): void {
+    this.write(() => this.out.stream.write(jsonLine(record)));
   }
 
   error(text: string): void {
