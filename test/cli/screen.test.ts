@@ -1,10 +1,14 @@
 // The panel renderer of `zot-ext run` on a fake terminal of a given size: a panel larger than the
 // terminal is cut to it and redrawn in place, so repeated renders leave exactly one copy.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PanelView } from '../../src/host/types.js';
+import { main } from '../../src/cli/main.js';
 import { Output } from '../../src/cli/output.js';
 import { cellWidth, fitWidth, Screen } from '../../src/cli/run/screen.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { FakeTty } from '../helpers/terminal.js';
 
 const panel = (lines: string[], footer = 'esc close'): PanelView => ({ extension: 'big', panelId: 'main', title: 'Big', lines, footer });
@@ -95,5 +99,82 @@ describe('fitWidth', () => {
     expect(fitWidth('漢字漢字', 5)).toBe('漢字…');
     expect(fitWidth('a👍🏽b👍🏽', 4)).toBe('a👍🏽…');
     expect(cellWidth('\x1b[1mab\x1b[0m')).toBe(2);
+  });
+});
+
+// An extension whose /big opens an 80-line panel (its first line 200 columns wide); each key moves
+// the selection down and re-renders it.
+const BIG_PANEL = `#!/usr/bin/env node
+const send = (frame) => process.stdout.write(JSON.stringify(frame) + '\\n');
+let selected = 0;
+const lines = () => Array.from({ length: 80 }, (_, i) => (i === selected ? '› ' : '  ') + 'item ' + (i + 1) + (i === 0 ? ' 漢字'.repeat(70) : ''));
+const panel = () => ({ title: 'Big', lines: lines(), footer: 'esc close' });
+let buffered = '';
+process.stdin.setEncoding('utf8').on('data', (chunk) => {
+  buffered += chunk;
+  for (let at; (at = buffered.indexOf('\\n')) !== -1; ) {
+    const frame = JSON.parse(buffered.slice(0, at));
+    buffered = buffered.slice(at + 1);
+    if (frame.type === 'hello_ack') {
+      send({ type: 'register_command', name: 'big', description: 'an 80-line panel' });
+      send({ type: 'ready' });
+    } else if (frame.type === 'command_invoked') send({ type: 'command_response', id: frame.id, action: 'open_panel', open_panel: { id: 'big', ...panel() } });
+    else if (frame.type === 'panel_key') {
+      selected++;
+      send({ type: 'panel_render', panel_id: 'big', ...panel() });
+    } else if (frame.type === 'shutdown') {
+      send({ type: 'shutdown_ack' });
+      process.stdout.end(() => process.exit(0));
+    }
+  }
+});
+send({ type: 'hello', name: 'big', version: '1.0.0', capabilities: ['commands', 'panels'] });
+`;
+
+describe('zot-ext run on a 60x50 terminal', () => {
+  let tmp: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    tmp = tempDir('zot-cli-screen-');
+    mkdirSync(path.join(tmp.dir, 'project'));
+    const ext = path.join(tmp.dir, 'big');
+    mkdirSync(ext);
+    writeFileSync(path.join(ext, 'extension.json'), JSON.stringify({ name: 'big', version: '1.0.0', exec: './big.mjs' }));
+    writeFileSync(path.join(ext, 'big.mjs'), BIG_PANEL);
+    chmodSync(path.join(ext, 'big.mjs'), 0o755);
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('an 80-line panel stays one copy on the screen however many keys redraw it', async () => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    const tty = new FakeTty(60, 50);
+    const stop = new AbortController();
+    const args = ['run', path.join(tmp.dir, 'big'), '--home', path.join(tmp.dir, 'home'), '--cwd', path.join(tmp.dir, 'project')];
+    const exit = main(args, { stdin, stdout: tty, stderr: new PassThrough(), env: { ...process.env, NO_COLOR: '1' }, cwd: tmp.dir, signal: stop.signal });
+    try {
+      await tty.waitFor('zot-ext>');
+      stdin.write('/big\r');
+      await tty.waitFor('│ … 34 more lines');
+      for (let key = 1; key <= 5; key++) {
+        stdin.write('\x1b[B');
+        await tty.waitFor(`│ › item ${key + 1}`);
+      }
+      const all = tty.all();
+      expect(count(all, 'Big [big] big')).toBe(1);
+      expect(count(all, 'esc close')).toBe(1);
+      expect(all.filter((row) => /^│ [ ›] item 2$/.test(row))).toHaveLength(1);
+      expect(tty.emulator.wraps).toBe(0);
+      const rows = tty.screen();
+      expect(rows.indexOf('└─ esc close') - rows.indexOf('┌─ Big [big] big')).toBe(48);
+      const wide = rows.find((r) => r.startsWith('│   item 1 '))!;
+      expect(wide).toMatch(/^│   item 1( 漢字)+ 漢?…$/);
+      expect(cellWidth(wide)).toBeLessThanOrEqual(59);
+      stdin.write('\x1b');
+      await tty.waitFor('[big] panel big closed (by the user)');
+      stdin.write(':quit\r');
+      expect(await exit).toBe(0);
+    } finally {
+      stop.abort();
+      await exit;
+    }
   });
 });

@@ -1,8 +1,10 @@
 // A fake terminal of a given size for renderers: a Writable with `isTTY`, `columns` and `rows`
-// whose bytes drive a tiny screen emulator. The emulator knows only what zot-ext's renderers write
-// (CR, LF, cursor up, erase to the end of the screen or line, SGR) and throws on anything else, so
-// a renderer that starts writing something new gets a test failure, not a silently wrong screen.
+// whose bytes drive a tiny screen emulator. The emulator knows only what zot-ext's renderers and
+// readline's prompt write (CR, LF, cursor up / left / right / to a column, erase to the end of the
+// screen or line, SGR) and throws on anything else, so a renderer that starts writing something
+// new gets a test failure, not a silently wrong screen.
 import { Writable } from 'node:stream';
+import { WAIT_MS, withDeadline } from './wait.js';
 
 // Its own idea of wide characters (CJK, Hangul, fullwidth forms, emoji blocks) and combining marks:
 // deliberately not the renderer's code.
@@ -80,6 +82,11 @@ export class ScreenEmulator {
       this.row = Math.max(this.top, this.row - (n ?? 1));
       return;
     }
+    if (final === 'G' || final === 'C' || final === 'D') {
+      const col = final === 'G' ? (n ?? 1) - 1 : final === 'C' ? this.col + (n ?? 1) : this.col - (n ?? 1);
+      this.col = Math.max(0, Math.min(this.columns - 1, col));
+      return;
+    }
     if (final === 'J' && (n ?? 0) === 0) {
       this.cells().length = Math.min(this.cells().length, this.col);
       this.buffer.length = this.row + 1;
@@ -137,6 +144,7 @@ export class FakeTty extends Writable {
 
   /** What the emulator refused (an unsupported sequence): screen() and all() throw it. */
   private failure: Error | undefined;
+  private readonly waiters = new Set<() => void>();
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
     try {
@@ -145,6 +153,19 @@ export class FakeTty extends Writable {
       this.failure ??= err as Error;
     }
     callback();
+    for (const check of this.waiters) check();
+  }
+
+  /** Resolves once a row on the screen contains `text`; rejects with the screen after WAIT_MS. */
+  waitFor(text: string): Promise<void> {
+    return withDeadline<void>(() => `${JSON.stringify(text)} on the screen:\n${this.emulator.screen().join('\n')}`, WAIT_MS, (resolve) => {
+      const check = () => {
+        if (this.failure !== undefined || this.emulator.screen().some((row) => row.includes(text))) resolve();
+      };
+      this.waiters.add(check);
+      check();
+      return () => this.waiters.delete(check);
+    });
   }
 
   /** The rows on the screen now (see ScreenEmulator.screen). */
