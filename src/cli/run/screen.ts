@@ -22,6 +22,8 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]/u;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 // eslint-disable-next-line no-control-regex
 const SGR = /\x1b\[[0-9;:]*m/g;
+/** Splits a line into its SGR sequences and the text between them (captured: kept in order). */
+const SGR_PARTS = new RegExp(`(${SGR.source})`);
 
 function cellsOf(grapheme: string): number {
   if (WIDE.test(grapheme)) return 2;
@@ -44,8 +46,7 @@ export function fitWidth(text: string, max: number): string {
   let cells = 0;
   let out = '';
   let styled = false;
-  // SGR sequences and the text between them, in order.
-  for (const part of text.split(/(\x1b\[[0-9;:]*m)/)) {
+  for (const part of text.split(SGR_PARTS)) {
     if (part.startsWith('\x1b')) {
       out += part;
       styled = true;
@@ -72,7 +73,7 @@ interface TerminalSize {
  * most `rows - 1` lines (the cursor's row stays on the screen, so the frame can be redrawn in place):
  * the title, the first lines, `│ … N more lines`, the footer.
  */
-export function fitPanel(lines: readonly string[], size: TerminalSize): string[] {
+function fitPanel(lines: readonly string[], size: TerminalSize): string[] {
   const { columns, rows } = size;
   let fitted = [...lines];
   if (rows !== undefined && rows > 1 && fitted.length > rows - 1) {
