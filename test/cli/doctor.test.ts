@@ -60,7 +60,15 @@ describe('doctor', { timeout: 30_000 }, () => {
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as {
       ok: boolean;
-      extensions: { name: string; state: string; readyVia: string | null; logPath: string; error: { code: string; exitCode: number | null } | null; commands: { name: string; active: boolean }[] }[];
+      extensions: {
+        name: string;
+        state: string;
+        readyVia: string | null;
+        logPath: string;
+        error: { code: string; exitCode: number | null } | null;
+        commands: { name: string; active: boolean }[];
+        tools: { name: string; deferred: boolean; schema: Record<string, unknown> | null }[];
+      }[];
       skipped: { name: string; reason: string }[];
       invalid: { name: string; code: string }[];
       diagnostics: { code: string; extension?: string }[];
@@ -71,6 +79,12 @@ describe('doctor', { timeout: 30_000 }, () => {
     expect(byName['legacy']).toMatchObject({ state: 'ready', readyVia: 'idle' });
     expect(byName['crash-before-hello']).toMatchObject({ state: 'failed', error: { code: 'EXITED_BEFORE_HELLO', exitCode: 3 } });
     expect(byName['not-hello']).toMatchObject({ state: 'failed', error: { code: 'BAD_HELLO' } });
+    // Each tool with its JSON schema as the extension sent it; the host lists no schema for a deferred tool before it is activated.
+    expect(byName['weather']!.tools.map((t) => [t.name, t.schema])).toEqual([
+      ['weather', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }],
+      ['forecast', null],
+      ['enable_forecast', { type: 'object', properties: {} }],
+    ]);
     expect(byName['hello-sh-2']!.commands).toEqual([{ name: 'hello-sh', description: 'say hi from sh', active: false }]);
     expect(report.skipped.map((s) => [s.name, s.reason])).toEqual([
       ['todo', 'disabled'],

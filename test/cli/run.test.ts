@@ -26,6 +26,23 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(r.code).toBe(0);
   });
 
+  it(':tools lists the active tools; :tools -v adds each JSON schema, indented below its tool', async () => {
+    const r = await run([ext('weather')], script(':tools', ':tools -v', ':tools -x'));
+    const tool = (name: string, description: string) => `${name}  [weather] ${description}`;
+    const schema = (value: object) => JSON.stringify(value, null, 2).replace(/^/gm, '    ');
+    expect(r.stdout).toBe(
+      script(
+        tool('weather', 'Get the current weather for a city.'),
+        tool('enable_forecast', 'Make the forecast tool available.'),
+        tool('weather', 'Get the current weather for a city.'),
+        schema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+        tool('enable_forecast', 'Make the forecast tool available.'),
+        schema({ type: 'object', properties: {} }),
+      ),
+    );
+    expect(r.stderr).toContain('error: usage: :tools [-v]\n');
+  });
+
   it('prints every action kind and notes with their level and extension name', async () => {
     const r = await run([ext('kitchen')], script('/put some text', '/show shown', '/bg job', '/oops', '/clear', '!image'));
     expect(r.stdout).toBe(

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport } from '../../host/types.js';
+import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport, ToolInfo } from '../../host/types.js';
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
@@ -35,9 +35,11 @@ export const doctor: Command = {
     host.on('warning', (w) => warnings.push(w));
     let report: StartReport;
     let infos: ExtensionInfo[];
+    let tools: ToolInfo[];
     try {
       report = await host.start();
       infos = host.extensions();
+      tools = host.tools();
     } finally {
       await host.stop();
     }
@@ -50,7 +52,7 @@ export const doctor: Command = {
     const ok = failed.length === 0 && invalid.length === 0 && (!strict || warningCount === 0);
 
     if (ctx.values.json === true) {
-      ctx.out.line(JSON.stringify({ ...toJson(ctx, host.logDir, report, infos, invalid, warnings, ok), strict, warningCount }, nullForUndefined, 2));
+      ctx.out.line(JSON.stringify({ ...toJson(ctx, host.logDir, report, infos, tools, invalid, warnings, ok), strict, warningCount }, nullForUndefined, 2));
     } else {
       printReport(ctx, host.logDir, report, infos, invalid);
       if (strict && warningCount > 0) ctx.out.line(`--strict: ${warningCount} warning${warningCount === 1 ? '' : 's'}`);
@@ -178,7 +180,10 @@ function errorJson(e: ReturnType<typeof errorOf>) {
   return { code: e.code, message: e.message, exitCode: e.exitCode, signal: e.signal };
 }
 
-function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], invalid: InvalidExtension[], warnings: HostWarning[], ok: boolean) {
+function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos: ExtensionInfo[], tools: ToolInfo[], invalid: InvalidExtension[], warnings: HostWarning[], ok: boolean) {
+  // The host lists the schemas of active tools only: a deferred tool not activated yet, or one
+  // shadowed by another registration, has `schema: null`.
+  const schemaOf = (extension: string, name: string) => tools.find((t) => t.extension === extension && t.name === name)?.schema;
   return {
     ok,
     home: ctx.home,
@@ -199,7 +204,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       logPath: i.logPath,
       capabilities: i.capabilities,
       commands: i.commands,
-      tools: i.tools,
+      tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
       subscriptions: i.subscriptions,
       error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
     })),

@@ -28,18 +28,22 @@ export const run: Command = {
     'to drive them. On a TTY, arrow keys, Enter, Tab and typed characters go to the focused panel;',
     'Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
     'Exit code 1 when an extension failed to load (or a path does not exist) or, piped, an input',
-    'line failed.',
+    'line failed. --json prints one JSON object per line on stdout, each with a "type" (see',
+    'docs/cli.md); load results stay text on stderr.',
   ].join('\n'),
   options: {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
     timeout: { type: 'string', value: 'ms', description: 'deadline of each /command and !tool call (default: 30000 and 60000)' },
+    json: { type: 'boolean', description: 'print one JSON object per result on stdout (lines are read as when piped)' },
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
     const timeoutMs = callTimeout(ctx.values.timeout);
-    const tty = ctx.io.stdin.isTTY === true && ctx.io.stdout.isTTY === true;
+    const json = ctx.values.json === true;
+    // --json is for programs: no prompt, no redraws, lines read as from a pipe.
+    const tty = !json && ctx.io.stdin.isTTY === true && ctx.io.stdout.isTTY === true;
     const screen = new Screen(ctx.out, ctx.err, tty);
-    const repl = new RunConsole(screen, undefined, timeoutMs);
+    const repl = new RunConsole(screen, { callTimeoutMs: timeoutMs, json });
     const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks });
     repl.attach(host);
     try {
@@ -49,6 +53,7 @@ export const run: Command = {
       // A script of lines is a test (a failed line fails it); at a terminal, a typo was answered already.
       return loadFailed || (!tty && repl.failures > 0) ? 1 : 0;
     } finally {
+      screen.close();
       await host.stop();
     }
   },

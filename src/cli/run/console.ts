@@ -1,9 +1,11 @@
 // The line language of `zot-ext run`: each input line becomes one host call, and everything the
 // host asks the agent to do is printed.
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
-import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
+import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolInfo, ToolResult } from '../../host/types.js';
+import type { TraceStep } from '../../intercept/chain-types.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import { indentedBlock as block, oneLine, terminalSafe as safe } from '../terminal-safe.js';
+import { failureRecord, type RunRecord } from './records.js';
 import type { Screen } from './screen.js';
 
 const HELP_ROWS: readonly (readonly [string, string])[] = [
@@ -15,7 +17,7 @@ const HELP_ROWS: readonly (readonly [string, string])[] = [
   [':prompt text', 'run before_agent_start on a system prompt and print the result'],
   [':key name [text]', 'send a key to the focused panel (up, down, enter, esc, rune x, ...)'],
   [':close', 'close the focused panel (as the user)'],
-  [':commands, :tools', 'list what is registered'],
+  [':commands, :tools [-v]', "list what is registered (-v: each tool's JSON schema)"],
   [':help, :quit', 'this help; stop every extension and exit'],
   ['# text', 'a comment (ignored)'],
 ];
@@ -25,7 +27,20 @@ export const RUN_HELP = HELP_ROWS.map(([input, what]) => `${input.padEnd(30)} ${
 // before_agent_start has its own directive, :prompt.
 const INTERCEPT_EVENTS = INTERCEPT_NAMES.filter((event) => event !== 'before_agent_start');
 
-/** Handles input lines against a host and renders its callbacks on a Screen. */
+/** Options of a RunConsole. */
+export interface RunConsoleOptions {
+  /**
+   * How long `:key` waits for the panel to redraw or close before the next line runs (panel keys
+   * have no reply; an extension may ignore a key). @default 1000
+   */
+  keyWaitMs?: number | undefined;
+  /** Deadline of each command and tool call. @default the host's */
+  callTimeoutMs?: number | undefined;
+  /** Print `run --json` records (records.ts) instead of text. @default false */
+  json?: boolean | undefined;
+}
+
+/** Handles input lines against a host and renders its callbacks on a Screen, as text or JSON records. */
 export class RunConsole {
   private host: ExtensionHost | undefined;
   /** Open panels, the focused (most recent) last. */
@@ -40,17 +55,26 @@ export class RunConsole {
   private readonly panelWaiters = new Map<string, Set<() => void>>();
   /** Aborts the call of the line being handled. */
   private running: AbortController | undefined;
+  /** The line being handled (trimmed), for the records that answer it. */
+  private input = '';
+  private readonly keyWaitMs: number;
+  private readonly callTimeoutMs: number | undefined;
+  private readonly json: boolean;
 
-  /**
-   * @param keyWaitMs how long `:key` waits for the panel to redraw or close before the next line
-   *   runs (panel keys have no reply; an extension may ignore a key) @default 1000
-   * @param callTimeoutMs deadline of each command and tool call @default the host's
-   */
   constructor(
     private readonly screen: Screen,
-    private readonly keyWaitMs = 1000,
-    private readonly callTimeoutMs: number | undefined = undefined,
-  ) {}
+    options: RunConsoleOptions = {},
+  ) {
+    this.keyWaitMs = options.keyWaitMs ?? 1000;
+    this.callTimeoutMs = options.callTimeoutMs;
+    this.json = options.json === true;
+  }
+
+  /** With --json the record, else the text `print` writes. */
+  private show(record: RunRecord, print: () => void): void {
+    if (this.json) this.screen.record(record);
+    else print();
+  }
 
   /** True while a line's call runs. */
   get busy(): boolean {
@@ -80,28 +104,39 @@ export class RunConsole {
   readonly callbacks: HostCallbacks = {
     // Every string from an extension goes through safe(): no escape sequence reaches the terminal.
     // A note is one line; a text's later lines are indented: nothing an extension sends starts a line.
-    prompt: (a) => this.screen.print(`[${safe(a.extension)}] prompt: ${block(a.text)}`),
-    insert: (a) => this.screen.print(`[${safe(a.extension)}] insert: ${block(a.text)}`),
-    display: (a) => this.screen.print(`[${safe(a.extension)}] display: ${block(a.text)}`),
-    submit: (a) => this.screen.print(`[${safe(a.extension)}] submit: ${block(a.text)}`),
-    notify: (n) => this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${oneLine(n.message)}`),
-    clearNotes: (o) => this.screen.print(`[${safe(o.extension)}] notes cleared`),
+    prompt: (a) => this.action('prompt', a),
+    insert: (a) => this.action('insert', a),
+    display: (a) => this.action('display', a),
+    submit: (a) => this.show({ type: 'submit', extension: a.extension, text: a.text }, () => this.screen.print(`[${safe(a.extension)}] submit: ${block(a.text)}`)),
+    notify: (n) =>
+      this.show({ type: 'note', extension: n.extension, level: n.level, message: n.message }, () =>
+        this.screen.print(`[${safe(n.extension)}] ${this.level(n.level)}: ${oneLine(n.message)}`),
+      ),
+    clearNotes: (o) => this.show({ type: 'notes_cleared', extension: o.extension }, () => this.screen.print(`[${safe(o.extension)}] notes cleared`)),
     openPanel: (p) => {
       const i = this.indexOf(p);
       if (i !== -1) this.panels.splice(i, 1);
       this.panels.push(p);
-      this.screen.panel(p);
+      this.showPanel('open', p);
       this.onFocusChange?.();
     },
     renderPanel: (p) => {
       const i = this.indexOf(p);
       if (i !== -1) this.panels[i] = p;
-      this.screen.panel(p);
+      this.showPanel('render', p);
       this.panelChanged(p);
     },
-    closePanel: (p) => this.panelClosed(p, p.by === 'exit' ? 'its extension went away' : 'by the extension'),
+    closePanel: (p) => this.panelClosed(p, p.by),
     warning: (w) => this.warning(w),
   };
+
+  private action(type: 'prompt' | 'insert' | 'display', a: { extension: string; text: string; command: string }): void {
+    this.show({ type, extension: a.extension, text: a.text, command: a.command }, () => this.screen.print(`[${safe(a.extension)}] ${type}: ${block(a.text)}`));
+  }
+
+  private showPanel(event: 'open' | 'render', p: PanelView): void {
+    this.show({ type: 'panel', event, extension: p.extension, panelId: p.panelId, title: p.title, lines: p.lines, footer: p.footer }, () => this.screen.panel(p));
+  }
 
   private level(level: string): string {
     const style = level === 'error' ? 'red' : level === 'warn' ? 'yellow' : level === 'success' ? 'green' : 'cyan';
@@ -110,12 +145,17 @@ export class RunConsole {
 
   private warning(w: HostWarning): void {
     if (w.error !== undefined) this.reported.add(w.error);
-    this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${safe(w.message)}`);
+    this.show({ type: 'warning', extension: w.extension, code: w.code, message: w.message }, () =>
+      this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${safe(w.message)}`),
+    );
   }
 
-  private fail(message: string): void {
+  /** A failed line: its error (as text only when not `shown` already, e.g. by a warning). */
+  private fail(message: string, shown = false): void {
     this.failures++;
-    this.screen.error(`${this.screen.err.style('red', 'error')}: ${safe(message)}`);
+    this.show({ type: 'error', input: this.input, message }, () => {
+      if (!shown) this.screen.error(`${this.screen.err.style('red', 'error')}: ${safe(message)}`);
+    });
   }
 
   /** A panel is the pair (extension, panelId): two extensions may both show `main`. */
@@ -123,10 +163,13 @@ export class RunConsole {
     return this.panels.findIndex((x) => x.panelId === panel.panelId && x.extension === panel.extension);
   }
 
-  private panelClosed(panel: PanelRef, how: string): void {
+  private panelClosed(panel: PanelRef, by: 'extension' | 'exit' | 'user'): void {
     const i = this.indexOf(panel);
     if (i !== -1) this.panels.splice(i, 1);
-    this.screen.print(`[${safe(panel.extension)}] panel ${safe(panel.panelId)} closed (${how})`);
+    const how = by === 'exit' ? 'its extension went away' : `by the ${by}`;
+    this.show({ type: 'panel', event: 'close', extension: panel.extension, panelId: panel.panelId, by }, () =>
+      this.screen.print(`[${safe(panel.extension)}] panel ${safe(panel.panelId)} closed (${how})`),
+    );
     this.panelChanged(panel);
     this.onFocusChange?.();
   }
@@ -178,7 +221,7 @@ export class RunConsole {
     const panel = this.focused;
     if (panel === undefined) return this.fail('no panel is open');
     this.host!.closePanel(panel.panelId, { extension: panel.extension });
-    this.panelClosed(panel, 'by the user');
+    this.panelClosed(panel, 'user');
   }
 
   /** Runs one input line to completion. */
@@ -188,6 +231,7 @@ export class RunConsole {
     const host = this.host!;
     const running = new AbortController();
     this.running = running;
+    this.input = line;
     try {
       if (line.startsWith('/')) return await this.command(host, line);
       if (line.startsWith('!')) return await this.tool(host, line.slice(1));
@@ -202,30 +246,56 @@ export class RunConsole {
 
   private async command(host: ExtensionHost, line: string): Promise<void> {
     const outcome = await host.runCommand(line, this.callOptions());
+    if (this.json) {
+      const handled = outcome.handled ? outcome : undefined;
+      this.screen.record({
+        type: 'command',
+        input: line,
+        name: outcome.name,
+        args: outcome.args,
+        handled: outcome.handled,
+        extension: handled?.extension,
+        action: handled?.action,
+        text: handled?.text,
+        error: handled?.error,
+        failure: failureRecord(handled?.failure),
+      });
+    }
     if (!outcome.handled) {
       const names = host.commands().map((c) => `/${c.name}`);
       return this.fail(`unknown command /${safe(outcome.name)}; ${names.length > 0 ? `registered: ${names.join(', ')}` : 'no extension registered a command'}`);
     }
-    if (outcome.failure !== undefined) {
-      if (!this.reported.has(outcome.failure)) this.fail(`/${outcome.name}: ${outcome.failure.message}`);
-      else this.failures++;
-      return;
-    }
-    if (outcome.action === 'noop') this.screen.print(`[${safe(outcome.extension ?? '')}] noop`);
+    if (outcome.failure !== undefined) return this.fail(`/${outcome.name}: ${outcome.failure.message}`, this.reported.has(outcome.failure));
+    if (outcome.action === 'noop' && !this.json) this.screen.print(`[${safe(outcome.extension ?? '')}] noop`);
   }
 
   private async tool(host: ExtensionHost, rest: string): Promise<void> {
     const { head: name, tail } = splitWord(rest);
     if (name === '') return this.fail('usage: !tool {json}');
     const args = parseObject(tail, `!${name}`);
-    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress: (p) => this.screen.progress(progressLine(p)) });
+    const onProgress = (p: CallProgress) =>
+      this.show({ type: 'progress', extension: p.extension, tool: name, requestId: p.requestId, message: p.message, progress: p.progress, total: p.total }, () =>
+        this.screen.progress(progressLine(p)),
+      );
+    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress });
+    const record: RunRecord = {
+      type: 'tool',
+      input: this.input,
+      name,
+      extension: result.extension,
+      isError: result.isError,
+      content: result.content,
+      activatedTools: result.activatedTools,
+      failure: failureRecord(result.failure),
+    };
     if (result.extension === undefined) {
+      if (this.json) this.screen.record(record);
       const names = host.tools().map((t) => t.name);
       return this.fail(`${result.failure?.message ?? `unknown tool ${name}`}; ${names.length > 0 ? `active tools: ${names.join(', ')}` : 'no active tools'}`);
     }
-    this.printResult(name, result);
+    this.show(record, () => this.printResult(name, result));
     // The host's failures (timeout, abort, crash, bad result) fail the line; an extension's is_error does not.
-    if (result.failure !== undefined) this.failures++;
+    if (result.failure !== undefined) this.fail(`!${name}: ${result.failure.message}`, true);
   }
 
   private printResult(name: string, result: ToolResult): void {
@@ -242,7 +312,7 @@ export class RunConsole {
       case 'help':
       case 'h':
       case '?':
-        return this.screen.print(RUN_HELP);
+        return this.show({ type: 'help', input: this.input, text: RUN_HELP }, () => this.screen.print(RUN_HELP));
       case 'quit':
       case 'exit':
       case 'q':
@@ -250,11 +320,17 @@ export class RunConsole {
         return;
       case 'commands': {
         const list = host.commands();
-        return this.screen.print(list.length === 0 ? '(no commands)' : list.map((c) => safe(`/${c.name}  [${c.extension}] ${c.description}`)).join('\n'));
+        return this.show({ type: 'commands', input: this.input, commands: list }, () =>
+          this.screen.print(list.length === 0 ? '(no commands)' : list.map((c) => safe(`/${c.name}  [${c.extension}] ${c.description}`)).join('\n')),
+        );
       }
       case 'tools': {
+        if (tail !== '' && tail !== '-v' && tail !== '--verbose') return this.fail('usage: :tools [-v]');
         const list = host.tools();
-        return this.screen.print(list.length === 0 ? '(no active tools)' : list.map((t) => safe(`${t.name}  [${t.extension}] ${t.description}`)).join('\n'));
+        const verbose = tail !== '';
+        // -v: each tool's JSON schema, exactly as the extension sent it, indented below it.
+        const text = (t: ToolInfo) => safe(`${t.name}  [${t.extension}] ${t.description}${verbose ? `\n${JSON.stringify(t.schema, null, 2).replace(/^/gm, '    ')}` : ''}`);
+        return this.show({ type: 'tools', input: this.input, tools: list }, () => this.screen.print(list.length === 0 ? '(no active tools)' : list.map(text).join('\n')));
       }
       case 'event': {
         const { head: name, tail: json } = splitWord(tail);
@@ -264,15 +340,17 @@ export class RunConsole {
         const frame: { event: string; [field: string]: unknown } = { event: name, ...fields };
         frame.event = name;
         const sent = host.emit(frame);
-        return this.screen.print(`event ${name} sent to ${sent} extension${sent === 1 ? '' : 's'}`);
+        return this.show({ type: 'event', input: this.input, event: name, sentTo: sent }, () => this.screen.print(`event ${name} sent to ${sent} extension${sent === 1 ? '' : 's'}`));
       }
       case 'intercept':
         return this.intercept(host, tail);
       case 'prompt': {
         const before = tail;
         const result = await host.prepareSystemPrompt({ systemPrompt: before, signal: this.running?.signal });
-        const changed = result.systemPrompt === before ? ' (unchanged)' : '';
-        return this.screen.print(`system prompt${changed}:\n${safe(result.systemPrompt)}`);
+        const changed = result.systemPrompt !== before;
+        return this.show({ type: 'system_prompt', input: this.input, systemPrompt: result.systemPrompt, changed }, () =>
+          this.screen.print(`system prompt${changed ? '' : ' (unchanged)'}:\n${safe(result.systemPrompt)}`),
+        );
       }
       case 'key': {
         const { head: key, tail: text } = splitWord(tail);
@@ -292,31 +370,47 @@ export class RunConsole {
       return this.fail(`usage: :intercept ${INTERCEPT_EVENTS.join('|')} {json}`);
     }
     const input = parseObject(tail, `:intercept ${event}`);
-    const trace = (steps: { interceptor: string; decision: string; failure?: string | undefined }[]) =>
-      steps.length === 0 ? ' (no interceptors)' : ` (${safe(steps.map((s) => `${s.interceptor}: ${s.failure ?? s.decision}`).join(', '))})`;
-    const blocked = (by: string | undefined, reason: string | undefined) =>
-      this.screen.print(`${this.screen.out.style('red', 'blocked')}${by === undefined ? '' : ` by ${safe(by)}`}: ${safe(reason ?? '')}`);
+    const signal = this.running?.signal;
+    let d: { block: boolean; blockedBy?: string | undefined; reason?: string | undefined; modified?: boolean; args?: Record<string, unknown>; text?: string; trace: TraceStep[] };
+    let rewritten = '';
     if (event === 'tool_call') {
       const toolName = input.tool_name ?? input.toolName;
       if (typeof toolName !== 'string') return this.fail(':intercept tool_call needs "tool_name" (and "tool_args")');
       const args = input.tool_args ?? input.args ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) return this.fail('"tool_args" must be a JSON object');
       const toolId = typeof (input.tool_id ?? input.toolId) === 'string' ? String(input.tool_id ?? input.toolId) : 'cli-1';
-      const d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> }, { signal: this.running?.signal });
-      if (d.block) return blocked(d.blockedBy, d.reason);
-      return this.screen.print(d.modified ? `allowed, args rewritten: ${safe(JSON.stringify(d.args))}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
-    }
-    if (event === 'turn_start') {
+      d = await host.intercepts.toolCall({ toolId, toolName, args: args as Record<string, unknown> }, { signal });
+      rewritten = `, args rewritten: ${safe(JSON.stringify(d.args))}`;
+    } else if (event === 'turn_start') {
       const step = input.step ?? 1;
       if (typeof step !== 'number') return this.fail('"step" must be a number');
-      const d = await host.intercepts.turnStart({ step }, { signal: this.running?.signal });
-      return d.block ? blocked(d.blockedBy, d.reason) : this.screen.print(`allowed${trace(d.trace)}`);
+      d = await host.intercepts.turnStart({ step }, { signal });
+    } else {
+      const text = input.text;
+      if (typeof text !== 'string') return this.fail(':intercept assistant_message needs "text"');
+      d = await host.intercepts.assistantMessage({ text }, { signal });
+      rewritten = `, text replaced: ${safe(d.text ?? '')}`;
     }
-    const text = input.text;
-    if (typeof text !== 'string') return this.fail(':intercept assistant_message needs "text"');
-    const d = await host.intercepts.assistantMessage({ text }, { signal: this.running?.signal });
-    if (d.block) return blocked(d.blockedBy, d.reason);
-    return this.screen.print(d.modified ? `allowed, text replaced: ${safe(d.text)}${trace(d.trace)}` : `allowed${trace(d.trace)}`);
+    const record: RunRecord = {
+      type: 'intercept',
+      input: this.input,
+      event: event as 'tool_call' | 'turn_start' | 'assistant_message',
+      block: d.block,
+      blockedBy: d.blockedBy,
+      reason: d.reason,
+      modified: d.modified === true,
+      args: d.args,
+      text: d.text,
+      trace: d.trace,
+    };
+    const steps = d.trace.length === 0 ? ' (no interceptors)' : ` (${safe(d.trace.map((s) => `${s.interceptor}: ${s.failure ?? s.decision}`).join(', '))})`;
+    this.show(record, () =>
+      this.screen.print(
+        d.block
+          ? `${this.screen.out.style('red', 'blocked')}${d.blockedBy === undefined ? '' : ` by ${safe(d.blockedBy)}`}: ${safe(d.reason ?? '')}`
+          : `allowed${d.modified === true ? rewritten : ''}${steps}`,
+      ),
+    );
   }
 }
 
