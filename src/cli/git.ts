@@ -49,6 +49,10 @@ export interface ToolOptions {
   signal?: AbortSignal | undefined;
   /** The process is killed after this. @default 300000 */
   timeoutMs?: number | undefined;
+  /** The option that sets `timeoutMs`, named when the deadline ends the tool. @default undefined */
+  timeoutOption?: string | undefined;
+  /** What the error says was left as it was. @default 'nothing was changed' */
+  outcome?: string | undefined;
   /** Called with each chunk of its stderr (npm's progress); else stderr is kept for the error message. */
   onStderr?: ((chunk: string) => void) | undefined;
 }
@@ -84,7 +88,7 @@ export function runTool(command: string, args: readonly string[], what: string, 
       child.stdout.destroy();
       child.stderr.destroy();
     };
-    const timer = setTimeout(() => stop(`took longer than ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+    const timer = setTimeout(() => stop(`did not finish within ${timeoutMs} ms${options.timeoutOption === undefined ? '' : ` (${options.timeoutOption})`}`), timeoutMs);
     const onAbort = (): void => stop('was interrupted');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted === true) onAbort();
@@ -109,7 +113,7 @@ export function runTool(command: string, args: readonly string[], what: string, 
     });
     child.once('close', (code, sig) => {
       settled();
-      if (stopped !== undefined) return reject(new CliError(CliErrorCode.FAILED, `${what} ${stopped}; nothing was changed`));
+      if (stopped !== undefined) return reject(new CliError(CliErrorCode.FAILED, `${what} ${stopped}; ${options.outcome ?? 'nothing was changed'}`));
       if (code === 0) return resolve(stdout);
       const message = stderr
         .split('\n')

@@ -96,7 +96,7 @@ async function installClone(url: string, ref: string | undefined, staging: strin
   const clone = await mkdtemp(path.join(os.tmpdir(), 'zot-ext-clone-'));
   try {
     const tree = path.join(clone, 'tree');
-    const options = { env: ctx.io.env, signal: ctx.signal, timeoutMs };
+    const options = { env: ctx.io.env, signal: ctx.signal, timeoutMs, timeoutOption: '--timeout', outcome: 'nothing was installed' };
     ctx.err.line(`cloning ${redactUrl(url)}${ref === undefined ? '' : ` at ${ref}`} ...`);
     await gitClone(url, tree, ref, options);
     await copyTree(tree, staging, warn);
