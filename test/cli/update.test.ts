@@ -43,7 +43,7 @@ describe('git installs', { timeout: 30_000 }, () => {
     repo.commit('2.0.0');
 
     const tagged = await cli('install', repo.url, '--ref', 'v1');
-    expect(tagged.stderr).toBe('');
+    expect(tagged.stderr).toBe(`cloning ${repo.url} at v1 ...\n`);
     expect(tagged).toMatchObject({ code: 0, stdout: `installed hello-sh 1.0.0 (global) at ${globalDir('hello-sh')}\n` });
     const list = await cli('list');
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME\s+VERSION\s+COMMIT\s+SCOPE/);
@@ -60,7 +60,7 @@ describe('git installs', { timeout: 30_000 }, () => {
 
     const missing = await cli('install', repo.url, '--ref', 'v9', '--force');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(`zot-ext: error: ${repo.url} has no tag, commit or branch "v9"; nothing was changed\n`);
+    expect(missing.stderr).toBe(`cloning ${repo.url} at v9 ...\nzot-ext: error: ${repo.url} has no tag, commit or branch "v9"; nothing was changed\n`);
     expect(version('hello-sh')).toBe('2.0.0');
     const onDir = await cli('install', source('extensions/hello-sh'), '--ref', 'v1');
     expect(onDir.code).toBe(2);

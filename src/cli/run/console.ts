@@ -2,7 +2,7 @@
 // host asks the agent to do is printed.
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolInfo, ToolResult } from '../../host/types.js';
-import type { TraceStep } from '../../intercept/chain-types.js';
+import type { TraceStep } from '../../intercept/types.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import { indentedBlock as block, oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { failureRecord, type RunRecord } from './records.js';

@@ -1,6 +1,6 @@
 // What `zot-ext run --json` prints: one JSON object per line, each with a `type`. This file is the
 // shape docs/cli.md documents; every key of a record is always present (null when it has no value).
-import type { TraceStep } from '../../intercept/chain-types.js';
+import type { TraceStep } from '../../intercept/types.js';
 import type { CommandAction } from '../../protocol/frames.js';
 import type { ExtensionHostError } from '../../errors.js';
 import type { CommandInfo, ToolContent, ToolInfo } from '../../host/types.js';
