@@ -239,6 +239,7 @@ export class LoadedExtension implements ProcessWatcher {
   flushDiagnostics(): void {
     this.rates?.submit?.flush();
     this.rates?.notify?.flush();
+    this.rates?.openPanel?.flush();
     this.limiter?.flush();
   }
 

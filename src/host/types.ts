@@ -519,12 +519,14 @@ export interface RateLimits {
   submit?: number | undefined;
   /** `notify` frames per window. @default 100 */
   notify?: number | undefined;
+  /** Spontaneous `open_panel` frames (zot's, not a command's answer) per window. @default 5 */
+  openPanel?: number | undefined;
   /** The window, in ms (fixed windows, each from the first frame after the last one ended). @default 1000 */
   windowMs?: number | undefined;
 }
 
 export interface RateLimitOptions {
-  /** Per-extension bound of `submit` and `notify` frames. @default { submit: 10, notify: 100, windowMs: 1000 } */
+  /** Per-extension bound of `submit`, `notify` and spontaneous `open_panel` frames. @default { submit: 10, notify: 100, openPanel: 5, windowMs: 1000 } */
   rateLimits?: RateLimits | undefined;
 }
 
@@ -577,7 +579,7 @@ export interface PermissionScope {
   intercept?: boolean | readonly InterceptScope[] | undefined;
   /** `submit` frames (prompts sent to the agent as if the user typed them). */
   submit?: boolean | undefined;
-  /** `open_panel` command responses, `panel_render`, `panel_close`. */
+  /** `open_panel` command responses and frames, `panel_render`, `panel_close`. */
   panels?: boolean | undefined;
   /** `notify` and `clear_notes`. */
   notes?: boolean | undefined;
