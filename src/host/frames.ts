@@ -28,7 +28,7 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return registerCommand(ctx, ext, frame.name, frame.description ?? '');
     case 'register_tool':
       if (!permits(ctx, ext, 'tools')) return;
-      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false);
+      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false, frame.interactive ?? false);
     case 'subscribe':
       return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
     case 'ready':

@@ -16,6 +16,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
   tool: 60_000,
   intercept: 5000,
   shutdown: 2000,
+  interactiveGrace: 5000,
 };
 
 /** `timeouts` over the defaults; an `undefined` field means the default. */
@@ -43,7 +44,7 @@ const bytesOrInfinity: Check = (v) => (v === Infinity ? undefined : bytes(v) ===
 /** A timeout: finite >= 0, or Infinity (no deadline). NaN and negatives are refused. */
 export const timeout: Check = (v) => (typeof v === 'number' && v >= 0 ? undefined : 'a number of ms >= 0, or Infinity (no deadline)');
 /** Timeouts that are plain timers, without a "no deadline" meaning: Node fires a longer timer after 1 ms. */
-const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'helloJoin', 'ready', 'readyIdle', 'shutdown']);
+const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'helloJoin', 'ready', 'readyIdle', 'shutdown', 'interactiveGrace']);
 const timer: Check = (v) => (typeof v === 'number' && v >= 0 && v <= MAX_TIMER_MS ? undefined : `a number of ms from 0 to ${MAX_TIMER_MS}`);
 
 const inMemory: Check = (v) =>

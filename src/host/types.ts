@@ -37,8 +37,15 @@ export interface HostTimeouts {
   readyIdle?: number | undefined;
   /** `command_invoked` -> `command_response`. @default 30000 */
   command?: number | undefined;
-  /** `tool_call` -> `tool_result`. @default 60000 */
+  /** `tool_call` -> `tool_result`. Not applied to an interactive tool's calls (see `interactiveGrace`). @default 60000 */
   tool?: number | undefined;
+  /**
+   * An interactive tool's call (zot's `register_tool.interactive`) has no default deadline; when the
+   * user closes the panel its extension opened during the call (`closePanel()`) and no other panel
+   * of the call is open, the call fails (`ABORTED`) unless the extension answers within this grace.
+   * @default 5000
+   */
+  interactiveGrace?: number | undefined;
   /** `event_intercept` -> response, including the request write. @default 5000 */
   intercept?: number | undefined;
   /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
@@ -260,6 +267,12 @@ export interface ToolInfo {
   /** The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none). */
   schema: Record<string, unknown>;
   extension: string;
+  /**
+   * `true` when the extension registered it `interactive` (zot's `register_tool.interactive`): its
+   * calls wait for the user, with no default deadline (docs/protocol.md, "zot versions");
+   * absent otherwise.
+   */
+  interactive?: true | undefined;
 }
 
 export type ToolContent =

@@ -29,6 +29,9 @@ export type {
 export type {
   HostInfo,
   PanelHandle,
+  OpenPanelSpec,
+  OpenPanelHandlers,
+  AskKeyHandler,
   ExtensionContext,
   RequestContext,
   ProgressUpdate,

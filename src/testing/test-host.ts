@@ -348,6 +348,20 @@ export class TestHost {
     return this.next<PanelFrame>('panel', `panel frame${panelId ? ` of ${panelId}` : ''}`, (f) => panelId === undefined || panelOf(f).panelId === panelId, options);
   }
 
+  /**
+   * The next panel an extension opens (a command's `open_panel`, or one it opens by itself, e.g.
+   * from an interactive tool call), optionally of one extension or matching a predicate.
+   */
+  nextOpenPanel(filter?: string | ((panel: PanelView) => boolean), options?: WaitOptions): Promise<PanelView> {
+    const match = typeof filter === 'string' ? (p: PanelView) => p.extension === filter : (filter ?? (() => true));
+    return this.next('open', 'opened panel', match, options);
+  }
+
+  /** The user closes a panel (`host.closePanel`); false when it is not open. */
+  closePanel(panelId: string, options?: PanelCallOptions): boolean {
+    return this.host.closePanel(panelId, options);
+  }
+
   /** The next redraw, optionally of one panel. */
   async nextRender(panelId?: string, options?: WaitOptions): Promise<PanelView> {
     const frame = await this.next<PanelFrame>('panel', `render${panelId ? ` of ${panelId}` : ''}`, (f) => f.kind === 'render' && (panelId === undefined || f.panel.panelId === panelId), options);
