@@ -157,4 +157,22 @@ describe('as a real subprocess', () => {
     expect(await t.pressKey(panel.panelId, 'rune', 'y')).toMatchObject({ kind: 'close', by: 'extension' });
     expect(textOf(await result)).toBe('approved');
   }, 20_000);
+
+  it('runs the Python SDK fixture (gate-py) end to end: approve on y, secret accepted', async () => {
+    t = await createTestHost({ extensions: [fixture('sdk/gate-py')], timeoutMs: SPAWN_WAIT_MS });
+    expect(t.host.tools().map((tool) => [tool.name, tool.interactive])).toEqual([
+      ['approve_action', true],
+      ['secret', true],
+    ]);
+    let opened = t.nextOpenPanel('gate-py');
+    const approved = t.callTool('approve_action', { action: 'ship it' });
+    expect(await t.pressKey((await opened).panelId, 'rune', 'y')).toMatchObject({ kind: 'close', by: 'extension' });
+    expect(textOf(await approved)).toBe('approved');
+    opened = t.nextOpenPanel('gate-py');
+    const secret = t.callTool('secret', {});
+    const { panelId } = await opened;
+    for (const ch of PASSPHRASE) await t.pressKey(panelId, 'rune', ch);
+    await t.pressKey(panelId, 'enter');
+    expect(textOf(await secret)).toBe('passphrase accepted');
+  }, 20_000);
 });
