@@ -1,0 +1,99 @@
+// test/fixtures/wire/open-panel.transcript (zot's spontaneous open_panel, spec section 1) replayed
+// against the host: a scripted in-process extension writes the exact lines, the host's frames and
+// results are checked, and the panel callbacks show what the UI got.
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterAll, expect, it } from 'vitest';
+import type { ExtensionHost } from '../../src/host/host.js';
+import type { ToolResult } from '../../src/host/types.js';
+import type { PanelKey } from '../../src/host/types.js';
+import { hostKit } from '../helpers/host.js';
+import { MEMORY_WAIT_MS, withDeadline } from '../helpers/wait.js';
+
+const TRANSCRIPT = new URL('../fixtures/wire/open-panel.transcript', import.meta.url);
+const kit = hostKit();
+const streams: PassThrough[] = [];
+afterAll(() => {
+  for (const stream of streams) stream.end();
+});
+
+type Json = Record<string, unknown>;
+
+/** `expected`'s keys in `actual`, "$id" binding (or standing for) the host's id. */
+function check(actual: Json, expected: Json, vars: Map<string, unknown>): void {
+  for (const [key, value] of Object.entries(expected)) {
+    if (value === '$id') {
+      if (!vars.has('$id') || key === 'id') vars.set('$id', actual[key]);
+      continue;
+    }
+    expect({ [key]: actual[key] }).toEqual({ [key]: value });
+  }
+}
+
+it('replays the approve_action exchange line for line', async () => {
+  const lines = readFileSync(TRANSCRIPT, 'utf8').split('\n').filter((line) => line.length > 0 && !line.startsWith('#'));
+  const toHost = new PassThrough();
+  const fromHost = new PassThrough();
+  streams.push(toHost, fromHost);
+  const received: Json[] = [];
+  let wake: (() => void) | undefined;
+  let buffered = '';
+  fromHost.setEncoding('utf8');
+  fromHost.on('data', (chunk: string) => {
+    buffered += chunk;
+    let lf: number;
+    while ((lf = buffered.indexOf('\n')) !== -1) {
+      received.push(JSON.parse(buffered.slice(0, lf)) as Json);
+      buffered = buffered.slice(lf + 1);
+    }
+    wake?.();
+  });
+  const nextFrame = () =>
+    withDeadline<Json>('the next host frame', MEMORY_WAIT_MS, (resolve) => {
+      const take = () => {
+        const frame = received.shift();
+        if (frame !== undefined) resolve(frame);
+      };
+      wake = take;
+      take();
+      return () => {
+        wake = undefined;
+      };
+    });
+  const { host, rec } = kit.create({ inMemory: [{ name: 'approve', connect: () => ({ input: fromHost, output: toHost }) }] });
+  const vars = new Map<string, unknown>();
+  let started: Promise<unknown> | undefined;
+  let pending: Promise<ToolResult> | undefined;
+  for (const line of lines) {
+    const [mark, rest] = [line.slice(0, 1), line.slice(2)];
+    if (mark === '<') {
+      toHost.write(`${rest.replaceAll('"$id"', JSON.stringify(vars.get('$id') ?? '$id'))}\n`);
+      if (started === undefined) started = host.start();
+    } else if (mark === '>') {
+      check(await nextFrame(), JSON.parse(rest) as Json, vars);
+    } else if (mark === '!') {
+      await started;
+      if (rest.startsWith('call ')) vars.delete('$id');
+      pending = act(host, rest) ?? pending;
+    } else if (mark === '=') {
+      expect(await pending).toMatchObject(JSON.parse(rest) as Json);
+    } else throw new Error(`bad transcript line: ${line}`);
+  }
+  expect(received).toEqual([]);
+  expect(rec.calls.filter((c) => c.kind.endsWith('Panel')).map((c) => [c.kind, (c.arg as { panelId: string }).panelId])).toEqual([
+    ['openPanel', 'approve-1'],
+    ['closePanel', 'approve-1'],
+    ['openPanel', 'approve-2'],
+    ['renderPanel', 'approve-2'],
+  ]);
+  expect(host.tools()).toEqual([expect.objectContaining({ name: 'approve_action', interactive: true })]);
+});
+
+function act(host: ExtensionHost, command: string): Promise<ToolResult> | undefined {
+  const [verb, ...words] = command.split(' ');
+  if (verb === 'call') return host.callTool(words[0]!, JSON.parse(words.slice(1).join(' ')) as Json);
+  if (verb === 'key') expect(host.panelKey(words[0]!, words[1] as PanelKey, words[2])).toBe(true);
+  else if (verb === 'close') expect(host.closePanel(words[0]!)).toBe(true);
+  else throw new Error(`unknown action ${command}`);
+  return undefined;
+}
