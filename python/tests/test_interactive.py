@@ -91,3 +91,20 @@ class OpenPanelTest(unittest.TestCase):
             self.assertEqual(text_of(h.answer(call)), "closed")
             h.press_key("p", "down")  # gone with the panel: no handler
             self.assertEqual(seen, ["up"])
+
+
+class ToolPromptTest(unittest.TestCase):
+    def test_tool_prompt_is_a_command_response_with_the_tool_and_its_args(self):
+        from zot_ext import tool_prompt
+        ext = Extension("notes")
+
+        @ext.command("release")
+        def release(args, ctx):
+            return tool_prompt("then summarise it", "skill", {"name": "team:release-notes"})
+
+        with TestHost(ext) as h:
+            self.assertEqual(h.command("/release"), {"action": "tool_prompt", "prompt": "then summarise it", "tool_name": "skill", "tool_args": {"name": "team:release-notes"}})
+        with self.assertRaises(ValueError):
+            tool_prompt(" ", "skill", {})
+        with self.assertRaises(TypeError):
+            tool_prompt("x", "skill", [])  # type: ignore[arg-type]

@@ -228,6 +228,20 @@ function applyCommandResponse(ctx: HostContext, ext: LoadedExtension, command: s
       else outcome.panel = opened;
       break;
     }
+    case 'tool_prompt': {
+      const { prompt, tool_name: toolName, tool_args: toolArgs } = r;
+      if (prompt === undefined || prompt.trim().length === 0) missing('prompt');
+      else if (toolName === undefined || toolName.length === 0) missing('tool_name');
+      else if (toolArgs === undefined) missing('tool_args');
+      else {
+        const handled = ctx.options.callbacks?.toolPrompt !== undefined;
+        outcome.text = prompt;
+        (outcome as CommandOutcome & { handled: true }).toolPrompt = { toolName, toolArgs, handled };
+        if (!handled) ctx.out.warn({ message: `${ext.name}: /${command} answered tool_prompt (run ${toolName}, then "${prompt.slice(0, 80)}"), but the agent has no toolPrompt callback; nothing ran`, extension: ext.name, logPath: ext.logPath, code: 'TOOL_PROMPT_UNHANDLED' });
+        ctx.out.call('toolPrompt', { extension: ext.name, command, prompt, toolName, toolArgs });
+      }
+      break;
+    }
     case 'noop':
       break;
   }

@@ -113,10 +113,27 @@ export interface HostCallbacks {
   renderPanel?: ((panel: PanelView) => void) | undefined;
   /** A panel closed: its extension closed it (`by: 'extension'`), or the extension went away / the host stopped (`'exit'`). `host.closePanel()` does not call back. */
   closePanel?: ((panel: { panelId: string; by: 'extension' | 'exit' } & Origin) => void) | undefined;
+  /**
+   * A command answered `tool_prompt` (zot, after the snapshot): append `prompt` as the user message,
+   * run the tool `toolName` with `toolArgs` through the agent's usual guards and confirmation, record
+   * the call and its result in the transcript, then run a model turn. Without this callback the
+   * action is not handled: a `TOOL_PROMPT_UNHANDLED` warning, and the outcome's `toolPrompt.handled` is false.
+   */
+  toolPrompt?: ((action: ToolPromptAction) => void) | undefined;
   /** The set of active tools changed: rebuild the model's tool list from `tools`. */
   toolsChanged?: ((tools: ToolInfo[]) => void) | undefined;
   /** Something went wrong that a person may want to see (load errors, crashes, bad frames). */
   warning?: ((warning: HostWarning) => void) | undefined;
+}
+
+/** A command's `tool_prompt` answer: a prompt to submit with a tool call to run first. */
+export interface ToolPromptAction extends Origin {
+  /** The command that answered it. */
+  command: string;
+  /** The user message (not empty). */
+  prompt: string;
+  toolName: string;
+  toolArgs: Record<string, unknown>;
 }
 
 /** An extension that runs in this process over a pair of streams (see `zot-extension-host/testing`). */
@@ -299,9 +316,14 @@ export type CommandOutcome =
       args: string;
       extension: string;
       action: CommandAction;
-      /** prompt / insert / display text. */
+      /** prompt / insert / display text (`tool_prompt`: its prompt). */
       text: string | undefined;
       panel: PanelView | undefined;
+      /**
+       * `tool_prompt`: the tool to run before the turn, and whether the `toolPrompt` callback took it
+       * (absent for the other actions).
+       */
+      toolPrompt?: { toolName: string; toolArgs: Record<string, unknown>; handled: boolean } | undefined;
       /** The extension's `error` field, reported through `notify` (level error). */
       error: string | undefined;
       /** Host-side failure (timeout, crash, malformed response, refused panel). */
@@ -345,6 +367,8 @@ export interface HostEvents {
   'panel:render': [panel: PanelView];
   /** The `closePanel` callback's panel. */
   'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
+  /** The `toolPrompt` callback's action. */
+  'tool:prompt': [action: ToolPromptAction];
   /**
    * An extension changed state (`previous` is undefined for its first `starting`). `reason` says why
    * on the moves restarts make (`crashed`, `restart`, `manual restart`, `restart limit`); `restarts`

@@ -159,6 +159,8 @@ export class TestHost {
     const user = options.callbacks ?? {};
     const r = this.record;
     const callbacks: HostCallbacks = {
+      // Callbacks the kit does not record (toolPrompt) are the user's, when given.
+      ...user,
       prompt: (a) => this.push('prompt', r.prompts, a, user.prompt),
       submit: (a) => this.push('submit', r.submits, a, user.submit),
       insert: (a) => this.push('insert', r.inserts, a, user.insert),
