@@ -6,6 +6,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ExtensionHostOptions, InMemoryExtension } from '../../src/host/types.js';
 import { hostKit } from '../helpers/host.js';
+import { collectFrames } from '../helpers/memory-extension.js';
+import { MEMORY_WAIT_MS, waitUntil } from '../helpers/wait.js';
 
 const kit = hostKit();
 type Json = Record<string, unknown>;
@@ -14,17 +16,7 @@ type Json = Record<string, unknown>;
 function raw(name: string) {
   const toHost = new PassThrough();
   const fromHost = new PassThrough();
-  const received: Json[] = [];
-  fromHost.setEncoding('utf8');
-  let buffered = '';
-  fromHost.on('data', (chunk: string) => {
-    buffered += chunk;
-    let lf: number;
-    while ((lf = buffered.indexOf('\n')) !== -1) {
-      received.push(JSON.parse(buffered.slice(0, lf)) as Json);
-      buffered = buffered.slice(lf + 1);
-    }
-  });
+  const received = collectFrames(fromHost);
   const memory: InMemoryExtension = {
     name,
     connect: () => {
@@ -66,18 +58,12 @@ describe('spontaneous open_panel: bad input', () => {
   it('a command answering tool_prompt with tool_args that are no object fails BAD_RESPONSE', async () => {
     const ext = raw('prompter');
     const { host } = await start({}, ext);
-    ext.write({ type: 'register_command', name: 'go' }, { type: 'notify', message: 'registered' });
-    await new Promise<void>((resolve) => host.on('commands:changed', () => resolve()));
+    const registered = new Promise<void>((resolve) => host.once('commands:changed', () => resolve()));
+    ext.write({ type: 'register_command', name: 'go' });
+    await registered;
     const outcome = host.runCommand('/go');
-    const id = await new Promise<string>((resolve) => {
-      const look = setInterval(() => {
-        const call = ext.received.find((f) => f.type === 'command_invoked');
-        if (call !== undefined) {
-          clearInterval(look);
-          resolve(call.id as string);
-        }
-      }, 5);
-    });
+    await waitUntil('the command_invoked frame', () => ext.received.some((f) => f.type === 'command_invoked'), MEMORY_WAIT_MS);
+    const id = ext.received.find((f) => f.type === 'command_invoked')!.id as string;
     ext.write({ type: 'command_response', id, action: 'tool_prompt', prompt: 'p', tool_name: 'skill', tool_args: [1] });
     expect((await outcome) as Json).toMatchObject({ handled: true, action: 'noop', failure: { code: 'BAD_RESPONSE' } });
   });
@@ -105,14 +91,7 @@ describe('spontaneous open_panel: bad input', () => {
     b.write({ type: 'panel_render', panel_id: 'shared', lines: ['late'] }, { type: 'notify', message: 'marker 2' });
     await rec.waitFor('notify', (n) => n.message === 'marker 2');
     expect(rec.of('renderPanel')).toEqual([]);
-    await new Promise<void>((resolve) => {
-      const look = setInterval(() => {
-        if (b.received.some((f) => f.type === 'panel_key')) {
-          clearInterval(look);
-          resolve();
-        }
-      }, 5);
-    });
+    await waitUntil("beta's panel_key", () => b.received.some((f) => f.type === 'panel_key'), MEMORY_WAIT_MS);
     expect(a.received.filter((f) => f.type === 'panel_key')).toEqual([]);
     expect(b.received.filter((f) => f.type === 'panel_key')).toEqual([{ type: 'panel_key', panel_id: 'shared', key: 'up' }]);
   });

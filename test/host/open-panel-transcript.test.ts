@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
-import type { ToolResult } from '../../src/host/types.js';
-import type { PanelKey } from '../../src/host/types.js';
+import type { PanelKey, ToolResult } from '../../src/host/types.js';
 import { hostKit } from '../helpers/host.js';
+import { collectFrames } from '../helpers/memory-extension.js';
 import { MEMORY_WAIT_MS, withDeadline } from '../helpers/wait.js';
 
 const TRANSCRIPT = new URL('../fixtures/wire/open-panel.transcript', import.meta.url);
@@ -35,19 +35,8 @@ it('replays the approve_action exchange line for line', async () => {
   const toHost = new PassThrough();
   const fromHost = new PassThrough();
   streams.push(toHost, fromHost);
-  const received: Json[] = [];
   let wake: (() => void) | undefined;
-  let buffered = '';
-  fromHost.setEncoding('utf8');
-  fromHost.on('data', (chunk: string) => {
-    buffered += chunk;
-    let lf: number;
-    while ((lf = buffered.indexOf('\n')) !== -1) {
-      received.push(JSON.parse(buffered.slice(0, lf)) as Json);
-      buffered = buffered.slice(lf + 1);
-    }
-    wake?.();
-  });
+  const received = collectFrames(fromHost, () => wake?.());
   const nextFrame = () =>
     withDeadline<Json>('the next host frame', MEMORY_WAIT_MS, (resolve) => {
       const take = () => {
