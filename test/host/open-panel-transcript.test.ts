@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { PanelKey, ToolResult } from '../../src/host/types.js';
-import { hostKit } from '../helpers/host.js';
+import { hostKit, textOf } from '../helpers/host.js';
 import { collectFrames } from '../helpers/memory-extension.js';
 import { MEMORY_WAIT_MS, withDeadline } from '../helpers/wait.js';
 
@@ -86,3 +86,47 @@ function act(host: ExtensionHost, command: string): Promise<ToolResult> | undefi
   else throw new Error(`unknown action ${command}`);
   return undefined;
 }
+
+it('a snapshot-era extension (no open_panel, no interactive) sees exactly the bytes it saw before', async () => {
+  const toHost = new PassThrough();
+  const fromHost = new PassThrough();
+  streams.push(toHost, fromHost);
+  let bytes = '';
+  fromHost.setEncoding('utf8');
+  fromHost.on('data', (chunk: string) => (bytes += chunk));
+  /** Resolves once the host wrote `needle`. */
+  const written = (needle: string) =>
+    withDeadline(needle, MEMORY_WAIT_MS, (resolve) => {
+      const look = () => bytes.includes(needle) && resolve(undefined);
+      fromHost.on('data', look);
+      look();
+      return () => fromHost.off('data', look);
+    });
+  const { host, rec } = kit.create({ hostVersion: '1.0.0', provider: 'p', model: 'm', inMemory: [{ name: 'old', dir: '/ext/old', connect: () => ({ input: fromHost, output: toHost }) }] });
+  toHost.write('{"type":"hello","name":"old"}\n{"type":"register_tool","name":"t"}\n{"type":"register_command","name":"c"}\n{"type":"ready"}\n');
+  await host.start();
+  const result = host.callTool('t', { a: 1 });
+  await written('"tool_call"');
+  const toolId = /"tool_call".*"id":("[^"]+")/.exec(bytes)![1]!;
+  toHost.write(`{"type":"tool_result","id":${toolId},"content":[{"type":"text","text":"ok"}]}\n`);
+  expect(textOf(await result)).toBe('ok');
+  const outcome = host.runCommand('/c x');
+  await written('"command_invoked"');
+  const commandId = /"command_invoked".*"id":("[^"]+")/.exec(bytes)![1]!;
+  toHost.write(`{"type":"command_response","id":${commandId},"action":"open_panel","open_panel":{"id":"m","lines":["a"]}}\n`);
+  expect((await outcome).action).toBe('open_panel');
+  expect(host.panelKey('m', 'rune', 'y')).toBe(true);
+  expect(host.closePanel('m')).toBe(true);
+  await rec.waitFor('openPanel');
+  await written('"panel_close"');
+  expect(bytes).toBe(
+    [
+      `{"type":"hello_ack","protocol_version":1,"zot_version":"1.0.0","provider":"p","model":"m","cwd":${JSON.stringify(kit.dir)},"extension_dir":"/ext/old","data_dir":"/ext/old"}`,
+      `{"type":"tool_call","name":"t","args":{"a":1},"id":${toolId}}`,
+      `{"type":"command_invoked","name":"c","args":"x","id":${commandId}}`,
+      '{"type":"panel_key","panel_id":"m","key":"rune","text":"y"}',
+      '{"type":"panel_close","panel_id":"m"}',
+      '',
+    ].join('\n'),
+  );
+});
