@@ -114,7 +114,7 @@ it('a snapshot-era extension (no open_panel, no interactive) sees exactly the by
   await written('"command_invoked"');
   const commandId = /"command_invoked".*"id":("[^"]+")/.exec(bytes)![1]!;
   toHost.write(`{"type":"command_response","id":${commandId},"action":"open_panel","open_panel":{"id":"m","lines":["a"]}}\n`);
-  expect((await outcome).action).toBe('open_panel');
+  expect(await outcome).toMatchObject({ handled: true, action: 'open_panel' });
   expect(host.panelKey('m', 'rune', 'y')).toBe(true);
   expect(host.closePanel('m')).toBe(true);
   await rec.waitFor('openPanel');
