@@ -39,6 +39,7 @@ export type {
   StartingReport,
   ToolContent,
   ToolInfo,
+  ToolPromptAction,
   ToolResult,
   EnvOption,
   InterceptScope,

@@ -31,9 +31,10 @@ def submit_frame(text: str) -> Dict[str, Any]:
 class Panel:
     """An extension-owned panel, by id: render fresh content or close it."""
 
-    def __init__(self, panel_id: str, send: SendFn) -> None:
+    def __init__(self, panel_id: str, send: SendFn, closed: Optional[Callable[[], None]] = None) -> None:
         self.id = panel_id
         self._send = send
+        self._closed = closed
 
     def render(self, lines: Sequence[str], title: Optional[str] = None, footer: Optional[str] = None) -> None:
         """Pushes fresh content for the open panel (`panel_render`)."""
@@ -41,6 +42,8 @@ class Panel:
 
     def close(self) -> None:
         """Closes the panel (`panel_close`)."""
+        if self._closed is not None:
+            self._closed()
         self._send({"type": "panel_close", "panel_id": self.id})
 
     def __repr__(self) -> str:
@@ -105,3 +108,42 @@ class Context:
     def panel(self, panel_id: str) -> Panel:
         """A handle on an extension-owned panel."""
         return self._ext.panel(panel_id)
+
+    def open_panel(
+        self,
+        lines: Optional[Sequence[str]] = None,
+        title: Optional[str] = None,
+        footer: Optional[str] = None,
+        *,
+        panel_id: Optional[str] = None,
+        on_key: Optional[Callable[..., Any]] = None,
+        on_close: Optional[Callable[..., Any]] = None,
+    ) -> Panel:
+        """Opens a panel now (zot's `open_panel` frame: also from inside a tool call or command), with
+        `on_key(key, text, panel)` and `on_close(panel)` (the user closed it; not called for
+        panel.close()) registered first, so no key arrives unhandled. They go once the panel closes.
+        Call it on the handler's loop (not from a worker thread). `panel_id` @default a fresh
+        "panel-<n>"; one already open through open_panel() raises ValueError."""
+        return self._session().open_panel(panel_id, title, lines, footer, on_key, on_close)
+
+    async def ask(
+        self,
+        lines: Optional[Sequence[str]],
+        on_key: Callable[..., Any],
+        title: Optional[str] = None,
+        footer: Optional[str] = None,
+        *,
+        panel_id: Optional[str] = None,
+    ) -> Any:
+        """Opens a panel and returns the first answer `on_key(key, text, panel)` returns other than
+        None (the panel then closes), or None when the panel closes otherwise: the user closed it,
+        on_key called panel.close(), or the request was cancelled (the panel is closed then). For a
+        tool that waits for the user, register it with `interactive=True`; await it from an
+        `async def` handler."""
+        return await self._session().ask(panel_id, title, lines, footer, on_key)
+
+    def _session(self) -> Any:
+        session = self._ext._session
+        if session is None:
+            raise RuntimeError("open_panel()/ask(): the extension is not running")
+        return session

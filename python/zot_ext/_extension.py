@@ -35,6 +35,7 @@ class _Tool:
     schema: Dict[str, Any]
     deferred: bool
     handler: Callable[..., Any]
+    interactive: bool = False
 
 
 def _check_handler(what: str, handler: Any) -> None:
@@ -137,11 +138,14 @@ class Extension:
         description: Optional[str] = None,
         schema: Optional[Dict[str, Any]] = None,
         deferred: bool = False,
+        interactive: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: a tool the model can call, `handler(args: dict, ctx)` returning a ToolResult,
         a str or None. `schema` (a JSON Schema object) is sent as is; args are not validated against
         it. @default schema {"type": "object", "properties": {}}. `deferred=True` registers it
-        unadvertised until a result names it in `activate_tools`. @default deferred False."""
+        unadvertised until a result names it in `activate_tools`. @default deferred False.
+        `interactive=True`: its calls wait for the user (ctx.ask / ctx.open_panel), and the host applies
+        no default reply deadline to them (zot's register_tool.interactive). @default interactive False."""
         if not isinstance(name, str) or not _TOOL_NAME.match(name):
             raise DefinitionError(f'tool {name!r}: a name is 1-64 characters of a-z, A-Z, 0-9, "_" and "-"')
         if description is not None and not isinstance(description, str):
@@ -159,7 +163,7 @@ class Extension:
             _check_handler(f'tool "{name}"', fn)
             if name in self._tools:
                 raise DefinitionError(f'tool "{name}" is already registered')
-            tool = _Tool(name, description, schema, bool(deferred), fn)
+            tool = _Tool(name, description, schema, bool(deferred), fn, bool(interactive))
             self._tools[name] = tool
             self._announce(self._tool_frame(tool))
             return fn
@@ -303,6 +307,8 @@ class Extension:
         frame["schema"] = tool.schema
         if tool.deferred:
             frame["deferred"] = True
+        if tool.interactive:
+            frame["interactive"] = True
         return frame
 
     def _subscribe_frame(self) -> Optional[Dict[str, Any]]:

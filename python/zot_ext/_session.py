@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
 from ._context import Context, Panel
 from ._requests import MAX_POSTED_PROGRESS, Pending, PendingRequests, negotiated, trace_context
-from ._values import BeforeAgentStart, HostInfo, decision_frame, tool_result_frame, Response
+from ._values import BeforeAgentStart, HostInfo, _panel_content, decision_frame, tool_result_frame, Response
 from ._wire import MAX_FRAME_BYTES, REQUEST_TYPES, BadFrame, LineSplitter, decode_host_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -68,6 +68,9 @@ class Session:
         #: The hello sent (its capabilities say whether zot's "tool_cancel" was declared).
         self._hello: Dict[str, Any] = {}
         self._posted_progress = 0
+        #: Panels opened with ctx.open_panel(), by id, until they close: (panel, on_key, on_close).
+        self._opened: Dict[str, Any] = {}
+        self._panel_seq = 0
 
     # ------------------------------------------------------------------ input
 
@@ -178,6 +181,64 @@ class Session:
                 self._pending.append(frame)
         elif self.phase == "ready":
             self.send(frame)
+
+    def open_panel(self, panel_id: Optional[str], title: Optional[str], lines: Any, footer: Optional[str],
+                   on_key: Optional[Callable[..., Any]], on_close: Optional[Callable[..., Any]]) -> Panel:
+        """ctx.open_panel(): the handlers first, then the `open_panel` frame."""
+        if panel_id is None:
+            self._panel_seq += 1
+            panel_id = f"panel-{self._panel_seq}"
+        if not isinstance(panel_id, str) or not panel_id:
+            raise ValueError("open_panel(): the panel id must be a non-empty str")
+        if panel_id in self._opened:
+            raise ValueError(f'open_panel(): panel "{panel_id}" is already open')
+        for what, fn in (("on_key", on_key), ("on_close", on_close)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"open_panel(): {what} must be callable")
+        content = _panel_content(title, lines, footer)
+        entry: List[Any] = []
+
+        def forget() -> None:
+            if self._opened.get(panel_id) is entry:
+                del self._opened[panel_id]
+        panel = Panel(panel_id, self.ext._send_one_way, forget)
+        entry.extend((panel, on_key, on_close))
+        self._opened[panel_id] = entry
+        self.send_one_way({"type": "open_panel", "panel": {"id": panel_id, **content}})
+        return panel
+
+    async def ask(self, panel_id: Optional[str], title: Optional[str], lines: Any, footer: Optional[str], on_key: Callable[..., Any]) -> Any:
+        """ctx.ask(): a panel whose key handler's first answer (not None) is returned."""
+        if not callable(on_key):
+            raise TypeError("ask(): on_key must be callable")
+        answer: "asyncio.Future[Any]" = self.loop.create_future()
+
+        def finish(value: Any) -> None:
+            if not answer.done():
+                answer.set_result(value)
+
+        async def key(name: str, text: Optional[str], _panel: Panel) -> None:
+            if answer.done():
+                return
+            value = await call_handler(on_key, name, text, handed)
+            if value is not None and not answer.done():
+                opened.close()
+                finish(value)
+
+        opened = self.open_panel(panel_id, title, lines, footer, key, lambda _panel: finish(None))
+        forget = opened._closed
+
+        def closed_by_handler() -> None:
+            if forget is not None:
+                forget()
+            finish(None)
+        # What on_key gets: closing it ends the ask.
+        handed = Panel(opened.id, self.ext._send_one_way, closed_by_handler)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            opened.close()
+            raise
 
     def announce(self, frame: Dict[str, Any]) -> None:
         """A registration made while running; before `ready` the batch will include it."""
@@ -301,14 +362,18 @@ class Session:
             self._run_event(frame)
         elif kind == "panel_key":
             panel_id, key, text = frame["panel_id"], frame["key"], frame.get("text")
-            handler = self.ext._panel_keys.get(panel_id)
+            opened = self._opened.get(panel_id)
+            handler = self.ext._panel_keys.get(panel_id) if opened is None else opened[1]
             if handler is not None:
-                self._enqueue_panel(panel_id, f'panel "{panel_id}" key handler', handler, key, text, self.ext.panel(panel_id))
+                panel = self.ext.panel(panel_id) if opened is None else opened[0]
+                self._enqueue_panel(panel_id, f'panel "{panel_id}" key handler', handler, key, text, panel)
         elif kind == "panel_close":
             panel_id = frame["panel_id"]
-            handler = self.ext._panel_closes.get(panel_id)
+            opened = self._opened.pop(panel_id, None)
+            handler = self.ext._panel_closes.get(panel_id) if opened is None else opened[2]
             if handler is not None:
-                self._enqueue_panel(panel_id, f'panel "{panel_id}" close handler', handler, self.ext.panel(panel_id))
+                panel = self.ext.panel(panel_id) if opened is None else opened[0]
+                self._enqueue_panel(panel_id, f'panel "{panel_id}" close handler', handler, panel)
 
     async def _guard(self, what: str, handler: Callable[..., Any], *args: Any) -> None:
         """Runs a one-way handler; an exception is logged, never propagated."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ class Response:
     panel: Optional[Dict[str, Any]] = None
     #: Shown by the host as an error status line, whatever the action.
     error: Optional[str] = None
+    #: tool_prompt(): the tool to run first, and its args.
+    tool: Optional[Tuple[str, Dict[str, Any]]] = None
 
     def frame(self, request_id: str) -> Dict[str, Any]:
         out: Dict[str, Any] = {"type": "command_response", "id": request_id, "action": self.action}
@@ -64,6 +66,9 @@ class Response:
             out[self.action] = self.text
         elif self.action == "open_panel":
             out["open_panel"] = self.panel
+        elif self.action == "tool_prompt" and self.tool is not None:
+            out["prompt"] = self.text
+            out["tool_name"], out["tool_args"] = self.tool
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -92,6 +97,19 @@ def insert(text: str, error: Optional[str] = None) -> Response:
 def display(text: str, error: Optional[str] = None) -> Response:
     """Append `text` to the chat as a one-shot note; no model call, nothing in the transcript."""
     return Response("display", text=_require_str("display()", text), error=_optional_str("error", error))
+
+
+def tool_prompt(text: str, tool_name: str, tool_args: Dict[str, Any], error: Optional[str] = None) -> Response:
+    """Run tool `tool_name` with `tool_args` (through the agent's usual guards), then submit `text`
+    as the user message; call and result stay in the transcript (zot's tool_prompt action). A host
+    without it answers with a warning and runs nothing."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("tool_prompt(): the prompt must be a non-empty str")
+    if not isinstance(tool_name, str) or not tool_name:
+        raise ValueError("tool_prompt(): the tool name must be a non-empty str")
+    if not isinstance(tool_args, dict):
+        raise TypeError(f"tool_prompt(): tool_args must be a dict, got {type(tool_args).__name__}")
+    return Response("tool_prompt", text=text, error=_optional_str("error", error), tool=(tool_name, dict(tool_args)))
 
 
 def noop(error: Optional[str] = None) -> Response:

@@ -307,6 +307,13 @@ class TestHost:
         """The next panel_render (of `panel_id`, if given) not returned by next_render() yet."""
         return self._next("panel_render", lambda f: panel_id is None or f.get("panel_id") == panel_id, "the next render", timeout)
 
+    def next_open_panel(self, panel_id: Optional[str] = None, timeout: Optional[float] = None) -> Frame:
+        """The next panel the extension opened by itself (an open_panel frame, e.g. from an
+        interactive tool: ctx.ask / ctx.open_panel) not returned by next_open_panel() yet, as
+        {"id", "title"?, "lines"?, "footer"?}; of `panel_id`, if given."""
+        frame = self._next("open_panel", lambda f: panel_id is None or f["panel"].get("id") == panel_id, "the next open_panel", timeout)
+        return frame["panel"]
+
     @property
     def negotiated(self) -> List[str]:
         """The capabilities granted in hello_ack (empty for a plain zot host)."""

@@ -4,7 +4,7 @@ import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
 import type { CommandResponseFrame, ImageBlock, ProgressFrame, ResultBlock, TextBlock, ToolResultFrame } from '../protocol/frames.js';
 import { mapResponse, restartingError, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
-import { openPanel } from './panels.js';
+import { InteractiveCall, openPanel } from './panels.js';
 import { toolsChangedSoon } from './registrations.js';
 import { panelRefusal, permits } from './security.js';
 import type { CallProgress, CommandOutcome, HostCallOptions, PanelView, ToolContent, ToolProgress, ToolResult } from './types.js';
@@ -21,12 +21,50 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   }
   const invalid = toolCallProblem(name, ext.name, args, options);
   if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
-  const timeoutMs = options?.timeoutMs ?? ctx.timeouts.tool;
+  if (registration.value.interactive) return interactiveCall(ctx, ext, name, args, options);
+  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? ctx.timeouts.tool, options?.signal, toolMapper(ctx, ext));
+}
+
+function sendToolCall(
+  ctx: HostContext,
+  ext: LoadedExtension,
+  name: string,
+  args: Record<string, unknown>,
+  options: HostCallOptions | undefined,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  mapper: ResponseMapper<ToolResultFrame, ToolResult>,
+): Promise<ToolResult> {
   const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
-  const tracer = ctx.tracer;
-  if (tracer !== undefined) return tracer.tool(ext, name, args, progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal }, toolMapper(ctx, ext), options);
-  const requestOptions = progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal };
-  return mapResponse(ext.process.request({ type: 'tool_call', name, args }, requestOptions), toolMapper(ctx, ext));
+  const requestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
+  if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
+  return mapResponse(ext.process.request({ type: 'tool_call', name, args }, requestOptions), mapper);
+}
+
+/**
+ * A call of an interactive tool (zot's `register_tool.interactive`): no default deadline while the
+ * user decides. It ends with its answer, the caller's signal or explicit `timeoutMs`, the
+ * extension's exit, stop() / reload(), or `timeouts.interactiveGrace` after the user closed the
+ * panels it opened (panels.ts InteractiveCall).
+ */
+function interactiveCall(ctx: HostContext, ext: LoadedExtension, name: string, args: Record<string, unknown>, options: HostCallOptions | undefined): Promise<ToolResult> {
+  const call = new InteractiveCall(name, ext);
+  ext.interactive.add(call);
+  let signal: AbortSignal = call.controller.signal;
+  if (options?.signal !== undefined) {
+    try {
+      signal = AbortSignal.any([options.signal, signal]);
+    } catch {
+      // Not an AbortSignal: the request refuses it (INVALID_ARGUMENT), as for any call.
+      signal = options.signal;
+    }
+  }
+  const mapper = toolMapper(ctx, ext);
+  const settled: ResponseMapper<ToolResultFrame, ToolResult> = {
+    frame: (frame) => (call.end(), mapper.frame(frame)),
+    error: (error) => (call.end(), call.failure !== undefined ? failedResult(call.failure, ext.name) : mapper.error(error)),
+  };
+  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? Infinity, signal, settled);
 }
 
 /** What the answer of a tool call (or its failure) becomes: a ToolResult, built as the response settles. */
@@ -188,6 +226,20 @@ function applyCommandResponse(ctx: HostContext, ext: LoadedExtension, command: s
       const opened = openPanel(ctx, ext, spec);
       if (opened instanceof ExtensionHostError) outcome.failure = opened;
       else outcome.panel = opened;
+      break;
+    }
+    case 'tool_prompt': {
+      const { prompt, tool_name: toolName, tool_args: toolArgs } = r;
+      if (prompt === undefined || prompt.trim().length === 0) missing('prompt');
+      else if (toolName === undefined || toolName.length === 0) missing('tool_name');
+      else if (toolArgs === undefined) missing('tool_args');
+      else {
+        const handled = ctx.options.callbacks?.toolPrompt !== undefined;
+        outcome.text = prompt;
+        (outcome as CommandOutcome & { handled: true }).toolPrompt = { toolName, toolArgs, handled };
+        if (!handled) ctx.out.warn({ message: `${ext.name}: /${command} answered tool_prompt (run ${toolName}, then "${prompt.slice(0, 80)}"), but the agent has no toolPrompt callback; nothing ran`, extension: ext.name, logPath: ext.logPath, code: 'TOOL_PROMPT_UNHANDLED' });
+        ctx.out.call('toolPrompt', { extension: ext.name, command, prompt, toolName, toolArgs });
+      }
       break;
     }
     case 'noop':

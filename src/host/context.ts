@@ -14,7 +14,7 @@ import type { InterceptWarnings } from './interceptors.js';
 import type { Lifecycle, Supervisor } from './lifecycle.js';
 import type { TimeoutValues } from './options.js';
 import type { Embedder, HostDiagnostics } from './outlet.js';
-import type { ClosedPanels } from './panels.js';
+import type { ClosedPanels, InteractiveCall } from './panels.js';
 import type { Registry } from './registry.js';
 import { UNRESTRICTED, scopeNames, type ExtensionSecurity } from './security.js';
 import type { HostTracer } from './tracing.js';
@@ -30,6 +30,8 @@ export interface ToolValue {
   description: string;
   schema: Record<string, unknown>;
   deferred: boolean;
+  /** `register_tool.interactive`: its calls wait for the user (calls.ts, panels.ts). */
+  interactive: boolean;
 }
 
 /** What a caller makes of a request's answer and of its failure: the two handlers of one `.then`. */
@@ -124,7 +126,7 @@ export interface LimitedDiagnostic {
 }
 
 type CommandEntry = Omit<RegisteredCommand, 'active'>;
-type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> };
+type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown>; interactive: boolean };
 
 /**
  * What a restart attempt takes over from the process before it (registrations.ts): the registrations
@@ -181,6 +183,8 @@ export class LoadedExtension implements ProcessWatcher {
   registrationChars = 0;
   /** panel_render / panel_close frames for its own panels after they closed, dropped. */
   latePanelFrames = 0;
+  /** Its interactive tool calls in flight, with the panels each opened (panels.ts). */
+  readonly interactive = new Set<InteractiveCall>();
   /** Set on a restart attempt until it is ready: what it takes over (see registrations.ts). */
   carried: Carried | undefined;
   /** This process was given up by a restart (crash or manual): its events are ignored. */
@@ -239,6 +243,7 @@ export class LoadedExtension implements ProcessWatcher {
   flushDiagnostics(): void {
     this.rates?.submit?.flush();
     this.rates?.notify?.flush();
+    this.rates?.openPanel?.flush();
     this.limiter?.flush();
   }
 

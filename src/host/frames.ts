@@ -10,7 +10,7 @@ import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { becomeReady } from './lifecycle.js';
-import { closePanelFrame, renderPanelFrame } from './panels.js';
+import { closePanelFrame, openPanel, renderPanelFrame } from './panels.js';
 import { registerCommand, registerTool, subscribe } from './registrations.js';
 import { permits, permittedNames } from './security.js';
 import type { RateLimits } from './types.js';
@@ -28,7 +28,7 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return registerCommand(ctx, ext, frame.name, frame.description ?? '');
     case 'register_tool':
       if (!permits(ctx, ext, 'tools')) return;
-      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false);
+      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false, frame.interactive ?? false);
     case 'subscribe':
       return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
     case 'ready':
@@ -57,6 +57,11 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
     case 'panel_close':
       if (!permits(ctx, ext, 'panels')) return;
       return closePanelFrame(ctx, ext, frame.panel_id);
+    case 'open_panel':
+      // zot's spontaneous panel (also during a tool call or command): the command action's path.
+      if (!permits(ctx, ext, 'panels') || !withinRate(ctx, ext, 'openPanel')) return;
+      openPanel(ctx, ext, frame.panel);
+      return;
     case 'shutdown_ack':
       return;
     default:
@@ -66,13 +71,14 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
 }
 
 // ---------------------------------------------------------------------------------------------
-// The per-extension bound of `submit` and `notify` frames (rateLimits): a flood costs a count and one
-// diagnostic per window, not a callback per frame; other extensions' frames are untouched.
+// The per-extension bound of `submit`, `notify` and spontaneous `open_panel` frames (rateLimits): a
+// flood costs a count and one diagnostic per window, not a callback per frame; other extensions'
+// frames are untouched.
 // ---------------------------------------------------------------------------------------------
 
-export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, windowMs: 1000 };
+export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, windowMs: 1000, openPanel: 5 };
 
-export type RatedFrame = 'submit' | 'notify';
+export type RatedFrame = 'submit' | 'notify' | 'openPanel';
 
 /**
  * One fixed window of one frame kind: the first `max` frames of a window pass, the rest are counted;

@@ -16,6 +16,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
   tool: 60_000,
   intercept: 5000,
   shutdown: 2000,
+  interactiveGrace: 5000,
 };
 
 /** `timeouts` over the defaults; an `undefined` field means the default. */
@@ -43,7 +44,7 @@ const bytesOrInfinity: Check = (v) => (v === Infinity ? undefined : bytes(v) ===
 /** A timeout: finite >= 0, or Infinity (no deadline). NaN and negatives are refused. */
 export const timeout: Check = (v) => (typeof v === 'number' && v >= 0 ? undefined : 'a number of ms >= 0, or Infinity (no deadline)');
 /** Timeouts that are plain timers, without a "no deadline" meaning: Node fires a longer timer after 1 ms. */
-const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'helloJoin', 'ready', 'readyIdle', 'shutdown']);
+const TIMER_ONLY: ReadonlySet<string> = new Set(['hello', 'helloJoin', 'ready', 'readyIdle', 'shutdown', 'interactiveGrace']);
 const timer: Check = (v) => (typeof v === 'number' && v >= 0 && v <= MAX_TIMER_MS ? undefined : `a number of ms from 0 to ${MAX_TIMER_MS}`);
 
 const inMemory: Check = (v) =>
@@ -89,9 +90,9 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
       ? undefined
       : 'a boolean or { tracerProvider } (an OpenTelemetry TracerProvider)',
   rateLimits: (v) =>
-    isObject(v) && ['submit', 'notify'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
+    isObject(v) && ['submit', 'notify', 'openPanel'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
       ? undefined
-      : `{ submit?, notify?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
+      : `{ submit?, notify?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
   keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 

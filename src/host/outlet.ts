@@ -23,6 +23,7 @@ export const CALLBACK_EVENTS = {
   openPanel: 'panel:open',
   renderPanel: 'panel:render',
   closePanel: 'panel:close',
+  toolPrompt: 'tool:prompt',
 } as const satisfies { [K in keyof HostCallbacks]?: keyof HostEvents };
 
 // Each event carries exactly its callback's argument.
@@ -37,6 +38,7 @@ const argsMatch: { [K in keyof typeof CALLBACK_EVENTS]: Same<HostEvents[(typeof 
   openPanel: true,
   renderPanel: true,
   closePanel: true,
+  toolPrompt: true,
 };
 void argsMatch;
 

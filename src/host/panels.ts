@@ -15,6 +15,7 @@ export function openPanel(ctx: HostContext, ext: LoadedExtension, spec: PanelSpe
   if (owners === undefined) ctx.panels.set(spec.id, [ext]);
   else if (!owners.includes(ext)) owners.push(ext);
   ctx.closedPanels.opened(spec.id, ext);
+  for (const call of ext.interactive) call.opened(spec.id);
   ctx.out.call('openPanel', panel);
   return panel;
 }
@@ -83,7 +84,9 @@ export function closePanelByUser(ctx: HostContext, panelId: string, options?: Pa
   if (owner === undefined) return false;
   removeOwner(ctx, panelId, owner);
   ctx.closedPanels.closed(panelId, owner);
-  return owner.process.send({ type: 'panel_close', panel_id: panelId });
+  const sent = owner.process.send({ type: 'panel_close', panel_id: panelId });
+  for (const call of owner.interactive) call.closedByUser(panelId, (id) => ctx.panels.get(id)?.includes(owner) === true, ctx.timeouts.interactiveGrace);
+  return sent;
 }
 
 export function openPanels(ctx: HostContext): { panelId: string; extension: string }[] {
@@ -117,6 +120,57 @@ function removeOwner(ctx: HostContext, panelId: string, ext: LoadedExtension): v
 }
 
 const names = (exts: readonly LoadedExtension[]): string => exts.map((e) => e.name).join(', ');
+
+// ---------------------------------------------------------------------------------------------
+// Interactive tool calls (zot's register_tool.interactive): no default deadline while the user
+// decides. The panels the extension opens while such a call runs belong to that call; when the user
+// closes the last of them and the extension does not answer within the grace, the call fails.
+// ---------------------------------------------------------------------------------------------
+
+/** One interactive tool call in flight (calls.ts), in its extension's `interactive` set. */
+export class InteractiveCall {
+  /** Aborts the request at the end of the grace (its reason: `failure`). */
+  readonly controller = new AbortController();
+  private readonly panels = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Set when the grace ran out. */
+  failure: ExtensionHostError | undefined;
+
+  constructor(
+    private readonly tool: string,
+    private readonly ext: LoadedExtension,
+  ) {}
+
+  /** Its extension opened (or opened again) `panelId`: the call waits for the user again. */
+  opened(panelId: string): void {
+    this.panels.add(panelId);
+    this.disarm();
+  }
+
+  /** The user closed `panelId`; with none of the call's panels open (`isOpen`), the grace starts. */
+  closedByUser(panelId: string, isOpen: (panelId: string) => boolean, graceMs: number): void {
+    if (!this.panels.has(panelId) || this.timer !== undefined) return;
+    for (const id of this.panels) if (isOpen(id)) return;
+    const { ext } = this;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.failure = new ExtensionHostError(ErrorCode.ABORTED, `tool ${this.tool}: the user closed panel ${JSON.stringify(panelId)} and ${ext.name} did not answer within ${graceMs} ms (timeouts.interactiveGrace)`, { extension: ext.name, logPath: ext.logPath });
+      this.controller.abort(this.failure);
+    }, graceMs);
+    this.timer.unref();
+  }
+
+  /** The call settled. */
+  end(): void {
+    this.disarm();
+    this.ext.interactive.delete(this);
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // zot's examples keep rendering a panel for a moment after it closed (the user pressed Esc while an

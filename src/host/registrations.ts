@@ -41,7 +41,9 @@ export function listTools(ctx: HostContext): ToolInfo[] {
     if (r.value.deferred && !ctx.activated.has(r.name)) continue;
     // A late joiner, until it is ready; during a restart, what it had.
     if (ctx.byName.get(r.extension)?.lists('tools', r.name) !== true) continue;
-    list.push({ name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension });
+    const tool: ToolInfo = { name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension };
+    if (r.value.interactive) tool.interactive = true;
+    list.push(tool);
   }
   return list;
 }
@@ -130,7 +132,7 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
 }
 
 /** A register_tool frame. */
-export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): void {
+export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, interactive = false): void {
   // A tool named otherwise would make every model request that lists the tools fail, for every extension.
   if (!TOOL_NAME.test(name)) {
     const shown = name.length > 80 ? `${JSON.stringify(name.slice(0, 80))}… (${name.length} characters)` : JSON.stringify(name);
@@ -147,8 +149,8 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
     return;
   }
   if (!registrationAllowed(ctx, ext, 'tool ', name, registrationChars(name, description, schema))) return;
-  if (takeOverTool(ctx, ext, name, description, schema, deferred)) return;
-  const entry = { name, description, schema, deferred };
+  if (takeOverTool(ctx, ext, name, description, schema, deferred, interactive)) return;
+  const entry = { name, description, schema, deferred, interactive };
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
   ext.tools.set(name, entry);
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
@@ -228,12 +230,12 @@ function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, na
 }
 
 /** A restart attempt registering a tool it had: taken over in place (an equal one keeps its objects). True when handled here. */
-function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean): boolean {
+function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, interactive: boolean): boolean {
   const before = ext.state === 'starting' ? ext.carried?.tools.get(name) : undefined;
   if (before === undefined) return false;
-  const same = before.description === description && before.deferred === deferred && JSON.stringify(before.schema) === JSON.stringify(schema);
-  ext.tools.set(name, same ? before : { name, description, schema, deferred });
-  if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred });
+  const same = before.description === description && before.deferred === deferred && before.interactive === interactive && JSON.stringify(before.schema) === JSON.stringify(schema);
+  ext.tools.set(name, same ? before : { name, description, schema, deferred, interactive });
+  if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred, interactive });
   return true;
 }
 
@@ -265,7 +267,7 @@ export function dropCarried(ctx: HostContext, ext: LoadedExtension): void {
 }
 
 function sameTools(a: readonly ToolInfo[], b: readonly ToolInfo[]): boolean {
-  return a.length === b.length && a.every((t, i) => t.name === b[i]!.name && t.description === b[i]!.description && t.schema === b[i]!.schema);
+  return a.length === b.length && a.every((t, i) => t.name === b[i]!.name && t.description === b[i]!.description && t.schema === b[i]!.schema && t.interactive === b[i]!.interactive);
 }
 
 function sameCommands(a: readonly CommandInfo[], b: readonly CommandInfo[]): boolean {

@@ -37,8 +37,15 @@ export interface HostTimeouts {
   readyIdle?: number | undefined;
   /** `command_invoked` -> `command_response`. @default 30000 */
   command?: number | undefined;
-  /** `tool_call` -> `tool_result`. @default 60000 */
+  /** `tool_call` -> `tool_result`. Not applied to an interactive tool's calls (see `interactiveGrace`). @default 60000 */
   tool?: number | undefined;
+  /**
+   * An interactive tool's call (zot's `register_tool.interactive`) has no default deadline; when the
+   * user closes the panel its extension opened during the call (`closePanel()`) and no other panel
+   * of the call is open, the call fails (`ABORTED`) unless the extension answers within this grace.
+   * @default 5000
+   */
+  interactiveGrace?: number | undefined;
   /** `event_intercept` -> response, including the request write. @default 5000 */
   intercept?: number | undefined;
   /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
@@ -106,10 +113,27 @@ export interface HostCallbacks {
   renderPanel?: ((panel: PanelView) => void) | undefined;
   /** A panel closed: its extension closed it (`by: 'extension'`), or the extension went away / the host stopped (`'exit'`). `host.closePanel()` does not call back. */
   closePanel?: ((panel: { panelId: string; by: 'extension' | 'exit' } & Origin) => void) | undefined;
+  /**
+   * A command answered `tool_prompt` (zot, after the snapshot): append `prompt` as the user message,
+   * run the tool `toolName` with `toolArgs` through the agent's usual guards and confirmation, record
+   * the call and its result in the transcript, then run a model turn. Without this callback the
+   * action is not handled: a `TOOL_PROMPT_UNHANDLED` warning, and the outcome's `toolPrompt.handled` is false.
+   */
+  toolPrompt?: ((action: ToolPromptAction) => void) | undefined;
   /** The set of active tools changed: rebuild the model's tool list from `tools`. */
   toolsChanged?: ((tools: ToolInfo[]) => void) | undefined;
   /** Something went wrong that a person may want to see (load errors, crashes, bad frames). */
   warning?: ((warning: HostWarning) => void) | undefined;
+}
+
+/** A command's `tool_prompt` answer: a prompt to submit with a tool call to run first. */
+export interface ToolPromptAction extends Origin {
+  /** The command that answered it. */
+  command: string;
+  /** The user message (not empty). */
+  prompt: string;
+  toolName: string;
+  toolArgs: Record<string, unknown>;
 }
 
 /** An extension that runs in this process over a pair of streams (see `zot-extension-host/testing`). */
@@ -260,6 +284,12 @@ export interface ToolInfo {
   /** The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none). */
   schema: Record<string, unknown>;
   extension: string;
+  /**
+   * `true` when the extension registered it `interactive` (zot's `register_tool.interactive`): its
+   * calls wait for the user, with no default deadline (docs/protocol.md, "zot versions");
+   * absent otherwise.
+   */
+  interactive?: true | undefined;
 }
 
 export type ToolContent =
@@ -286,9 +316,14 @@ export type CommandOutcome =
       args: string;
       extension: string;
       action: CommandAction;
-      /** prompt / insert / display text. */
+      /** prompt / insert / display text (`tool_prompt`: its prompt). */
       text: string | undefined;
       panel: PanelView | undefined;
+      /**
+       * `tool_prompt`: the tool to run before the turn, and whether the `toolPrompt` callback took it
+       * (absent for the other actions).
+       */
+      toolPrompt?: { toolName: string; toolArgs: Record<string, unknown>; handled: boolean } | undefined;
       /** The extension's `error` field, reported through `notify` (level error). */
       error: string | undefined;
       /** Host-side failure (timeout, crash, malformed response, refused panel). */
@@ -332,6 +367,8 @@ export interface HostEvents {
   'panel:render': [panel: PanelView];
   /** The `closePanel` callback's panel. */
   'panel:close': [panel: { panelId: string; by: 'extension' | 'exit' } & Origin];
+  /** The `toolPrompt` callback's action. */
+  'tool:prompt': [action: ToolPromptAction];
   /**
    * An extension changed state (`previous` is undefined for its first `starting`). `reason` says why
    * on the moves restarts make (`crashed`, `restart`, `manual restart`, `restart limit`); `restarts`
@@ -519,12 +556,14 @@ export interface RateLimits {
   submit?: number | undefined;
   /** `notify` frames per window. @default 100 */
   notify?: number | undefined;
+  /** Spontaneous `open_panel` frames (zot's, not a command's answer) per window. @default 5 */
+  openPanel?: number | undefined;
   /** The window, in ms (fixed windows, each from the first frame after the last one ended). @default 1000 */
   windowMs?: number | undefined;
 }
 
 export interface RateLimitOptions {
-  /** Per-extension bound of `submit` and `notify` frames. @default { submit: 10, notify: 100, windowMs: 1000 } */
+  /** Per-extension bound of `submit`, `notify` and spontaneous `open_panel` frames. @default { submit: 10, notify: 100, openPanel: 5, windowMs: 1000 } */
   rateLimits?: RateLimits | undefined;
 }
 
@@ -577,7 +616,7 @@ export interface PermissionScope {
   intercept?: boolean | readonly InterceptScope[] | undefined;
   /** `submit` frames (prompts sent to the agent as if the user typed them). */
   submit?: boolean | undefined;
-  /** `open_panel` command responses, `panel_render`, `panel_close`. */
+  /** `open_panel` command responses and frames, `panel_render`, `panel_close`. */
   panels?: boolean | undefined;
   /** `notify` and `clear_notes`. */
   notes?: boolean | undefined;

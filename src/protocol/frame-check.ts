@@ -36,19 +36,20 @@ const shape = (fields: Record<string, Field>, ...required: string[]): Shape => (
 const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   hello: shape({ name: 'string', version: 'string', capabilities: 'strings' }, 'name'),
   register_command: shape({ name: 'name', description: 'string' }, 'name'),
-  register_tool: shape({ name: 'name', description: 'string', schema: 'record', deferred: 'boolean' }, 'name'),
+  register_tool: shape({ name: 'name', description: 'string', schema: 'record', deferred: 'boolean', interactive: 'boolean' }, 'name'),
   ready: shape({}),
   tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings' }, 'id'),
   subscribe: shape({ events: 'strings', intercept: 'strings' }),
   // modified_args, replace_text, system_prompt: validated per event by the intercept chain.
   event_intercept_response: shape({ id: 'string', block: 'boolean', reason: 'string', modified_args: 'any', replace_text: 'any', system_prompt: 'any' }, 'id'),
-  command_response: shape({ id: 'string', action: 'action', prompt: 'string', insert: 'string', display: 'string', open_panel: 'panel', error: 'string' }, 'id'),
+  command_response: shape({ id: 'string', action: 'action', prompt: 'string', insert: 'string', display: 'string', open_panel: 'panel', error: 'string', tool_name: 'string', tool_args: 'record' }, 'id'),
   submit: shape({ text: 'string' }, 'text'),
   panel_render: shape({ panel_id: 'name', title: 'string', lines: 'strings', footer: 'string' }, 'panel_id'),
   panel_close: shape({ panel_id: 'name' }, 'panel_id'),
   notify: shape({ level: 'string', message: 'string' }, 'message'),
   clear_notes: shape({}),
   shutdown_ack: shape({}),
+  open_panel: shape({ panel: 'panel' }, 'panel'),
 };
 
 /** Capability "progress". */

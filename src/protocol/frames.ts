@@ -62,6 +62,8 @@ export const RegisterToolFrame = z.object({
   schema: opt(JsonObject),
   /** Registered but not advertised until a tool_result names it in `activate_tools`. */
   deferred: opt(z.boolean()),
+  /** zot, after the snapshot: its calls wait for the user (no default reply deadline; docs/protocol.md). */
+  interactive: opt(z.boolean()),
 });
 export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
 
@@ -159,6 +161,9 @@ export const CommandResponseFrame = z.object({
   open_panel: opt(PanelSpec),
   /** Non-empty: shown as an error status line regardless of `action`. */
   error: opt(z.string()),
+  /** `tool_prompt` (zot, after the snapshot): the tool to run before the model turn, and its args. */
+  tool_name: opt(z.string()),
+  tool_args: opt(JsonObject),
 });
 export type CommandResponseFrame = z.infer<typeof CommandResponseFrame>;
 
@@ -192,6 +197,13 @@ export type ClearNotesFrame = z.infer<typeof ClearNotesFrame>;
 export const ShutdownAckFrame = z.object({ type: z.literal('shutdown_ack') });
 export type ShutdownAckFrame = z.infer<typeof ShutdownAckFrame>;
 
+/**
+ * A panel the extension opens by itself, at any time after the handshake (zot, after the snapshot):
+ * the same panel as a command's `open_panel` action, routed the same way. No id, no reply.
+ */
+export const OpenPanelFrame = z.object({ type: z.literal('open_panel'), panel: PanelSpec });
+export type OpenPanelFrame = z.infer<typeof OpenPanelFrame>;
+
 export const ExtensionFrame = z.discriminatedUnion('type', [
   HelloFrame,
   RegisterCommandFrame,
@@ -207,6 +219,7 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
   NotifyFrame,
   ClearNotesFrame,
   ShutdownAckFrame,
+  OpenPanelFrame,
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;

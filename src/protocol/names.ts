@@ -18,6 +18,8 @@ export const EXTENSION_FRAME_TYPE_NAMES = [
   'notify',
   'clear_notes',
   'shutdown_ack',
+  // zot's additions after the snapshot (docs/protocol.md "zot versions"), not negotiated:
+  'open_panel',
 ] as const;
 export type ExtensionFrameTypeName = (typeof EXTENSION_FRAME_TYPE_NAMES)[number];
 
@@ -61,7 +63,7 @@ export const INTERCEPT_NAMES = ['tool_call', 'turn_start', 'assistant_message', 
 export type InterceptEventName = (typeof INTERCEPT_NAMES)[number];
 
 /** `action` of a `command_response`. */
-export const COMMAND_ACTIONS = ['prompt', 'insert', 'display', 'open_panel', 'noop'] as const;
+export const COMMAND_ACTIONS = ['prompt', 'insert', 'display', 'open_panel', 'noop', 'tool_prompt'] as const;
 export type CommandActionName = (typeof COMMAND_ACTIONS)[number];
 
 export const NOTIFY_LEVELS = ['info', 'success', 'warn', 'error'] as const;

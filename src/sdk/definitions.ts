@@ -33,6 +33,7 @@ export interface ToolDef {
   /** Present when args are validated before the handler runs. */
   validator: StandardSchemaV1 | undefined;
   deferred: boolean;
+  interactive: boolean;
   handler: ToolHandler<never>;
 }
 
@@ -134,5 +135,6 @@ export function toolFrame(def: ToolDef): RegisterToolFrame {
     ...(def.description === undefined ? {} : { description: def.description }),
     schema: def.jsonSchema,
     ...(def.deferred ? { deferred: true } : {}),
+    ...(def.interactive ? { interactive: true } : {}),
   };
 }

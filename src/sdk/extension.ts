@@ -48,6 +48,11 @@ export interface ToolOptions {
    * @default false
    */
   deferred?: boolean | undefined;
+  /**
+   * Its calls wait for the user (a panel opened with `ctx.ask` / `ctx.openPanel`): the host applies
+   * no default reply deadline to them (zot's `register_tool.interactive`). @default false
+   */
+  interactive?: boolean | undefined;
 }
 
 export interface StandardSchemaToolOptions<S extends StandardSchemaV1> extends ToolOptions {
@@ -164,6 +169,7 @@ export class Extension {
       jsonSchema,
       validator,
       deferred: options?.deferred === true,
+      interactive: options?.interactive === true,
       handler,
     };
     this.defs.addTool(def);

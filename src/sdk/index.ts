@@ -10,7 +10,7 @@ export type {
   JsonSchemaToolOptions,
   RunOptions,
 } from './extension.js';
-export { prompt, insert, display, openPanel, noop } from './responses.js';
+export { prompt, insert, display, openPanel, noop, toolPrompt } from './responses.js';
 export type { CommandResponse, ResponseOptions, PanelSpec, PanelView } from './responses.js';
 export { text, image, toolError } from './results.js';
 export type { ToolContent, ToolResult, ToolReturn } from './results.js';
@@ -29,6 +29,9 @@ export type {
 export type {
   HostInfo,
   PanelHandle,
+  OpenPanelSpec,
+  OpenPanelHandlers,
+  AskKeyHandler,
   ExtensionContext,
   RequestContext,
   ProgressUpdate,

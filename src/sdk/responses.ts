@@ -1,5 +1,5 @@
 /** What a command handler returns, and the helpers that build it. */
-import type { CommandResponseFrame, PanelRenderFrame } from '../protocol/frames.js';
+import type { CommandResponseFrame, JsonObject, PanelRenderFrame } from '../protocol/frames.js';
 import { KNOWN_ACTIONS } from '../protocol/names.js';
 
 /** Options every command response accepts. */
@@ -26,7 +26,8 @@ export type CommandResponse =
   | { action: 'insert'; insert: string; error?: string | undefined }
   | { action: 'display'; display: string; error?: string | undefined }
   | { action: 'open_panel'; panel: PanelSpec; error?: string | undefined }
-  | { action: 'noop'; error?: string | undefined };
+  | { action: 'noop'; error?: string | undefined }
+  | { action: 'tool_prompt'; prompt: string; toolName: string; toolArgs: JsonObject; error?: string | undefined };
 
 /** Submit `text` as a fresh user message: the agent runs a turn against it. */
 export function prompt(text: string, options: ResponseOptions = {}): CommandResponse {
@@ -46,6 +47,15 @@ export function display(text: string, options: ResponseOptions = {}): CommandRes
 /** Open an extension-owned interactive panel. */
 export function openPanel(panel: PanelSpec, options: ResponseOptions = {}): CommandResponse {
   return withError({ action: 'open_panel', panel }, options);
+}
+
+/**
+ * Run tool `toolName` with `toolArgs` (through the agent's usual guards), then submit `text` as the
+ * user message; the call and its result stay in the transcript (zot's `tool_prompt` action). A host
+ * without it answers with a warning and runs nothing.
+ */
+export function toolPrompt(text: string, toolName: string, toolArgs: JsonObject, options: ResponseOptions = {}): CommandResponse {
+  return withError({ action: 'tool_prompt', prompt: text, toolName, toolArgs }, options);
 }
 
 /** The command was handled here (e.g. through `notify`); the host changes nothing. */
@@ -84,6 +94,8 @@ export function commandResponseFrame(id: string, response: CommandResponse | und
       return { type: 'command_response', id, action: 'open_panel', open_panel: panelFrame(response.panel), ...error };
     case 'noop':
       return { type: 'command_response', id, action: 'noop', ...error };
+    case 'tool_prompt':
+      return { type: 'command_response', id, action: 'tool_prompt', prompt: response.prompt, tool_name: response.toolName, tool_args: response.toolArgs, ...error };
   }
 }
 

@@ -8,7 +8,8 @@ import { commandFrame, toolFrame, type Definitions, type ToolDef } from './defin
 import { interceptInput, interceptResponseFrame } from '../intercept/wire.js';
 import { eventPayload } from './events.js';
 import { decodeHostFrame, toHostInfo, type IncomingFrame } from './host-frames.js';
-import { commandResponseFrame, panelRenderFrame, type PanelView } from './responses.js';
+import { ExtensionSdkError, SdkErrorCode } from './errors.js';
+import { commandResponseFrame, panelFrame, panelRenderFrame, type PanelView } from './responses.js';
 import { toolErrorFrame, toolResultFrame } from './results.js';
 import { checkArgs } from './schema.js';
 import {
@@ -24,7 +25,7 @@ import {
   type PendingRequest,
 } from './requests.js';
 import { KeyedSerialQueue } from './serial-queue.js';
-import type { ExtensionContext, HostInfo, PanelHandle, RequestContext } from './types.js';
+import type { AskKeyHandler, ExtensionContext, HostInfo, OpenPanelHandlers, OpenPanelSpec, PanelHandle, RequestContext } from './types.js';
 import { FrameWriter } from './writer.js';
 
 type WriteFn = (chunk: string, callback: (err?: Error | null) => void) => boolean;
@@ -72,6 +73,9 @@ export class Session {
   private readonly writer: FrameWriter;
   private readonly decoder: LineDecoder;
   private readonly panelQueue = new KeyedSerialQueue();
+  /** Panels opened with ctx.openPanel, by id, until they close: their handlers. */
+  private readonly opened = new Map<string, { handle: PanelHandle; handlers: OpenPanelHandlers }>();
+  private panelSeq = 0;
   /** Requests and events that arrived before `ready`; handled in order right after it. */
   private readonly backlog: { frame: RuntimeFrame; raw: JsonObject }[] = [];
   private readonly pending: object[];
@@ -135,6 +139,62 @@ export class Session {
       render: (view: PanelView) => this.sendOneWay(panelRenderFrame(id, view)),
       close: () => this.sendOneWay({ type: 'panel_close', panel_id: id }),
     };
+  }
+
+  /** ctx.openPanel: the handlers first, then the `open_panel` frame. */
+  openPanel(spec: OpenPanelSpec, handlers: OpenPanelHandlers = {}): PanelHandle {
+    const id = spec?.id ?? `panel-${++this.panelSeq}`;
+    if (typeof id !== 'string' || id.length === 0) throw new ExtensionSdkError(SdkErrorCode.INVALID_DEFINITION, 'openPanel: the panel id must be a non-empty string');
+    if (this.opened.has(id)) throw new ExtensionSdkError(SdkErrorCode.INVALID_DEFINITION, `openPanel: panel "${id}" is already open`);
+    const handle: PanelHandle = {
+      id,
+      render: (view: PanelView) => this.sendOneWay(panelRenderFrame(id, view)),
+      close: () => {
+        if (this.opened.get(id)?.handle === handle) this.opened.delete(id);
+        this.sendOneWay({ type: 'panel_close', panel_id: id });
+      },
+    };
+    this.opened.set(id, { handle, handlers });
+    this.sendOneWay({ type: 'open_panel', panel: panelFrame({ ...spec, id }) });
+    return handle;
+  }
+
+  /** ctx.ask: a panel whose key handler's first answer resolves it (see ExtensionContext.ask). */
+  ask<T>(spec: OpenPanelSpec, onKey: AskKeyHandler<T>, signal: AbortSignal): Promise<T | undefined> {
+    if (signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: T | undefined) => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = () => {
+        panel.close();
+        finish(undefined);
+      };
+      const opened = this.openPanel(spec, {
+        onKey: async (key, text) => {
+          if (done) return;
+          const answer = await onKey(key, text, panel);
+          if (answer === undefined || done) return;
+          opened.close();
+          finish(answer);
+        },
+        onClose: () => finish(undefined),
+      });
+      // What onKey gets: closing it finishes the ask.
+      const panel: PanelHandle = {
+        id: opened.id,
+        render: opened.render,
+        close: () => {
+          opened.close();
+          finish(undefined);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   private log(message: string): void {
@@ -226,16 +286,20 @@ export class Session {
         return;
       case 'panel_key': {
         const { panel_id: id, key, text } = frame;
-        void this.panelQueue.run(id, () =>
-          this.guard(`panel "${id}" key handler`, this.options.defs.panelKeys.get(id), (h) => h(key, text, this.panel(id), this.context())),
-        );
+        const opened = this.opened.get(id);
+        const handler = opened === undefined ? this.options.defs.panelKeys.get(id) : opened.handlers.onKey;
+        const panel = opened?.handle ?? this.panel(id);
+        void this.panelQueue.run(id, () => this.guard(`panel "${id}" key handler`, handler, (h) => h(key, text, panel, this.context())));
         return;
       }
       case 'panel_close': {
         const id = frame.panel_id;
-        void this.panelQueue.run(id, () =>
-          this.guard(`panel "${id}" close handler`, this.options.defs.panelCloses.get(id), (h) => h(this.panel(id), this.context())),
-        );
+        const opened = this.opened.get(id);
+        // An opened panel's handlers go with it (after its pending keys, which still reach them).
+        if (opened !== undefined) this.opened.delete(id);
+        const handler = opened === undefined ? this.options.defs.panelCloses.get(id) : opened.handlers.onClose;
+        const panel = opened?.handle ?? this.panel(id);
+        void this.panelQueue.run(id, () => this.guard(`panel "${id}" close handler`, handler, (h) => h(panel, this.context())));
         return;
       }
     }
@@ -355,17 +419,22 @@ export class Session {
     const clearNotes = () => this.sendOneWay({ type: 'clear_notes' });
     const submit = (text: string) => this.sendOneWay({ type: 'submit', text });
     const panel = (panelId: string) => this.panel(panelId);
+    const openPanel = (spec: OpenPanelSpec, handlers?: OpenPanelHandlers) => this.openPanel(spec, handlers);
+    const signal = request?.signal ?? this.abort.signal;
+    const ask = <T>(spec: OpenPanelSpec, onKey: AskKeyHandler<T>) => this.ask(spec, onKey, signal);
     const host = this.host as HostInfo;
-    if (request === undefined) return { host, signal: this.abort.signal, notify, clearNotes, submit, panel };
+    if (request === undefined) return { host, signal, notify, clearNotes, submit, panel, openPanel, ask };
     const trace = this.negotiated.trace ? traceContext(raw as JsonObject) : NO_TRACE;
     // One literal of a fixed shape (no spread over an overridden key: that is several times slower).
     return {
       host,
-      signal: request.signal,
+      signal,
       notify,
       clearNotes,
       submit,
       panel,
+      openPanel,
+      ask,
       requestId: request.id,
       progress: (update) => {
         const frame = progressFrame(request.id, update);

@@ -29,6 +29,26 @@ export interface PanelHandle {
   close(): void;
 }
 
+/** A panel the extension opens by itself (`ctx.openPanel`): `id` may be left to the SDK. */
+export interface OpenPanelSpec extends PanelView {
+  /** The panel's id; must not be open through `openPanel` already. @default a fresh `panel-<n>` */
+  id?: string | undefined;
+}
+
+/** What the user does in a panel opened with `ctx.openPanel`: registered before the panel opens. */
+export interface OpenPanelHandlers {
+  /** Each key, in order, each after the previous one settled (as `onPanelKey`). */
+  onKey?: PanelKeyHandler | undefined;
+  /** The user closed the panel in the host (not called for `panel.close()`). */
+  onClose?: PanelCloseHandler | undefined;
+}
+
+/**
+ * The key handler of `ctx.ask`: return the answer to finish (the panel closes), `undefined` to go
+ * on (e.g. after `panel.render()`); `panel.close()` finishes with `undefined`.
+ */
+export type AskKeyHandler<T> = (key: PanelKey, text: string | undefined, panel: PanelHandle) => MaybePromise<T | undefined>;
+
 /** What every handler can do besides answering. */
 export interface ExtensionContext {
   /** The host's `hello_ack` information. */
@@ -43,6 +63,20 @@ export interface ExtensionContext {
   submit(text: string): void;
   /** A handle on an extension-owned panel. */
   panel(id: string): PanelHandle;
+  /**
+   * Opens a panel now (zot's `open_panel` frame: also from inside a tool call or command), with its
+   * key and close handlers registered first, so no key arrives unhandled. The handlers go once the
+   * panel closes. Throws `INVALID_DEFINITION` when a panel of that id is open through this already.
+   * A host without the frame (before zot's 2026-06 additions) ignores it.
+   */
+  openPanel(panel: OpenPanelSpec, handlers?: OpenPanelHandlers): PanelHandle;
+  /**
+   * Opens a panel and resolves with the first answer `onKey` returns (the panel then closes), or
+   * `undefined` when the panel closes otherwise: the user closed it, `onKey` called `panel.close()`,
+   * or this context's `signal` aborted (the panel is closed then). For a tool that waits for the
+   * user, register it `interactive: true`.
+   */
+  ask<T>(panel: OpenPanelSpec, onKey: AskKeyHandler<T>): Promise<T | undefined>;
 }
 
 /** One `ctx.progress()` update; every field is optional. */

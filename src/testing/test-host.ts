@@ -159,6 +159,8 @@ export class TestHost {
     const user = options.callbacks ?? {};
     const r = this.record;
     const callbacks: HostCallbacks = {
+      // Callbacks the kit does not record (toolPrompt) are the user's, when given.
+      ...user,
       prompt: (a) => this.push('prompt', r.prompts, a, user.prompt),
       submit: (a) => this.push('submit', r.submits, a, user.submit),
       insert: (a) => this.push('insert', r.inserts, a, user.insert),
@@ -346,6 +348,20 @@ export class TestHost {
   /** The next panel frame (render or close), optionally of one panel. */
   nextPanelFrame(panelId?: string, options?: WaitOptions): Promise<PanelFrame> {
     return this.next<PanelFrame>('panel', `panel frame${panelId ? ` of ${panelId}` : ''}`, (f) => panelId === undefined || panelOf(f).panelId === panelId, options);
+  }
+
+  /**
+   * The next panel an extension opens (a command's `open_panel`, or one it opens by itself, e.g.
+   * from an interactive tool call), optionally of one extension or matching a predicate.
+   */
+  nextOpenPanel(filter?: string | ((panel: PanelView) => boolean), options?: WaitOptions): Promise<PanelView> {
+    const match = typeof filter === 'string' ? (p: PanelView) => p.extension === filter : (filter ?? (() => true));
+    return this.next('open', 'opened panel', match, options);
+  }
+
+  /** The user closes a panel (`host.closePanel`); false when it is not open. */
+  closePanel(panelId: string, options?: PanelCallOptions): boolean {
+    return this.host.closePanel(panelId, options);
   }
 
   /** The next redraw, optionally of one panel. */

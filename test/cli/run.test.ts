@@ -62,6 +62,36 @@ describe('run (piped)', { timeout: 30_000 }, () => {
     expect(r.code).toBe(0);
   });
 
+  it('drives interactive tools (approve_action, secret) through the panels they open, with :key and :close', async () => {
+    for (const dir of [fixture('sdk/gate'), fixture('sdk/gate-py')]) {
+      const name = dir.endsWith('-py') ? 'gate-py' : 'gate';
+      const r = await run(
+        [dir],
+        script('!approve_action {"action":"ship it"}', ':key rune y', '!approve_action {"action":"nope"}', ':close', '!secret', ':key rune o', ':key rune k', ':key backspace', ':key enter'),
+      );
+      const box = (id: string, title: string, footer: string, ...lines: string[]) => [`┌─ ${title} [${name}] ${id}`, ...lines.map((line) => `│ ${line}`), `└─ ${footer}`];
+      const approve = (id: string, action: string) => box(id, 'Approval required', 'y approve · n deny · esc cancel', `  Action:  ${action}`);
+      const secret = (dots: number) => box('secret-3', 'Passphrase', 'enter submit · esc cancel', `  ${'•'.repeat(dots)}`);
+      expect(r.stdout).toBe(
+        script(
+          ...approve('approve-1', 'ship it'),
+          `[${name}] panel approve-1 closed (by the extension)`,
+          `[${name}] approve_action: approved`,
+          ...approve('approve-2', 'nope'),
+          `[${name}] panel approve-2 closed (by the user)`,
+          `[${name}] approve_action error: cancelled by the user: nope`,
+          ...secret(0),
+          ...secret(1),
+          ...secret(2),
+          ...secret(1),
+          `[${name}] panel secret-3 closed (by the extension)`,
+          `[${name}] secret error: wrong passphrase`,
+        ),
+      );
+      expect(r.code).toBe(0);
+    }
+  });
+
   it('emits events to subscribers', async () => {
     // The echo round trip orders the lines: kitchen answers in the order it reads.
     const r = await run([ext('kitchen'), ext('weather')], script(':event turn_start {"step":1}', '!echo {"a":1}'));

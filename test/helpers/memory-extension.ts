@@ -78,3 +78,20 @@ export async function startMemoryProcess(ext: ReturnType<typeof memoryExtension>
   await started;
   return proc;
 }
+
+/** The frames a host writes to `stream` (one JSON object per line), in order, as they come; `onFrame` after each chunk's frames. */
+export function collectFrames(stream: NodeJS.ReadableStream, onFrame?: () => void): Frame[] {
+  const received: Frame[] = [];
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    let lf: number;
+    while ((lf = buffered.indexOf('\n')) !== -1) {
+      received.push(JSON.parse(buffered.slice(0, lf)) as Frame);
+      buffered = buffered.slice(lf + 1);
+    }
+    onFrame?.();
+  });
+  return received;
+}

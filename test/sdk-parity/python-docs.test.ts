@@ -10,7 +10,8 @@ import { codeBlocks, missingLines } from '../helpers/excerpts.js';
 import { ROOT } from '../helpers/fixtures.js';
 
 const DOCS = ['docs/writing-extensions-python.md', 'python/README.md'];
-const RUN_IN_CI = /^(?:python\/(?:zot_ext|tests)\/.+\.py|examples\/python-[^/]+\/.+\.(?:py|json)|fixtures\/sdk\/kitchen-py\/.+\.py)$/;
+// fixtures/sdk/gate-py runs in python/tests/test_interactive.py and test/host/interactive-tools.test.ts.
+const RUN_IN_CI = /^(?:python\/(?:zot_ext|tests)\/.+\.py|examples\/python-[^/]+\/.+\.(?:py|json)|fixtures\/sdk\/(?:kitchen|gate)-py\/.+\.py)$/;
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 

@@ -25,8 +25,9 @@ export const run: Command = {
     RUN_HELP.replace(/^/gm, '  '),
     '',
     'Piped (not a TTY), every line runs in order and panels print every frame; use :key and :close',
-    'to drive them. On a TTY, arrow keys, Enter, Tab and typed characters go to the focused panel;',
-    'Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
+    'to drive them. An interactive tool\'s line ends when the panel it opens shows, so that the next',
+    'lines can drive that panel; its result prints when it answers. On a TTY, arrow keys, Enter, Tab',
+    'and typed characters go to the focused panel; Esc or Ctrl+C closes it, as in zot. Ctrl+C while a call runs aborts it; at the prompt, exits.',
     'Exit code 1 when an extension failed to load (or a path does not exist) or, piped, an input',
     'line failed. --json prints one JSON object per line on stdout, each with a "type" (see',
     'docs/cli.md); load results stay text on stderr.',
@@ -118,6 +119,8 @@ async function piped(ctx: CommandContext, repl: RunConsole): Promise<void> {
       await repl.handle(line);
       if (repl.quit || ctx.signal.aborted) break;
     }
+    // An interactive tool still waiting for the user: its result (or its failure at stop) prints.
+    await repl.settleWaiting();
   } finally {
     ctx.signal.removeEventListener('abort', stop);
     rl.close();

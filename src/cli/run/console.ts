@@ -60,6 +60,10 @@ export class RunConsole {
   private readonly keyWaitMs: number;
   private readonly callTimeoutMs: number | undefined;
   private readonly json: boolean;
+  /** Called at each panel an extension opens (an interactive tool's line waits for one). */
+  private readonly openWaiters = new Set<(panel: PanelView) => void>();
+  /** Interactive tool calls waiting for the user's keys in their panel: their result prints when it comes. */
+  private readonly waiting = new Set<Promise<void>>();
 
   constructor(
     private readonly screen: Screen,
@@ -118,6 +122,7 @@ export class RunConsole {
       if (i !== -1) this.panels.splice(i, 1);
       this.panels.push(p);
       this.showPanel('open', p);
+      for (const waiter of this.openWaiters) waiter(p);
       this.onFocusChange?.();
     },
     renderPanel: (p) => {
@@ -207,13 +212,28 @@ export class RunConsole {
     }
     const next = this.nextPanelFrame(panel);
     try {
-      if (this.host!.panelKey(panel.panelId, key, text, { extension: panel.extension })) return next;
+      if (this.host!.panelKey(panel.panelId, key, text, { extension: panel.extension })) return next.then(() => this.afterClose(panel));
       this.fail(`panel ${panel.panelId} is not open any more`);
     } catch (err) {
       this.fail((err as Error).message);
     }
     this.panelChanged(panel);
     return next;
+  }
+
+  /** A key closed the panel: an interactive call waiting for it answers now (its result printed first). */
+  private afterClose(panel: PanelRef): Promise<void> {
+    return this.indexOf(panel) === -1 ? this.settleWaiting() : Promise.resolve();
+  }
+
+  /** Waits (at most keyWaitMs) for the interactive calls still waiting for the user to print their results. */
+  settleWaiting(): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.keyWaitMs);
+    });
+    return Promise.race([Promise.all(this.waiting).then(() => undefined), deadline]).finally(() => clearTimeout(timer));
   }
 
   /** Closes the focused panel as the user would (panel_close to its extension). */
@@ -273,14 +293,32 @@ export class RunConsole {
     const { head: name, tail } = splitWord(rest);
     if (name === '') return this.fail('usage: !tool {json}');
     const args = parseObject(tail, `!${name}`);
+    const input = this.input;
     const onProgress = (p: CallProgress) =>
       this.show({ type: 'progress', extension: p.extension, tool: name, requestId: p.requestId, message: p.message, progress: p.progress, total: p.total }, () =>
         this.screen.progress(progressLine(p)),
       );
-    const result = await host.callTool(name, args, { ...this.callOptions(), onProgress });
+    // An interactive tool waits for the user's keys in a panel it opens: its line ends at that panel
+    // (the next lines drive it), and its result prints when it comes.
+    let opened: ((panel: PanelView) => void) | undefined;
+    const panel = new Promise<PanelView>((resolve) => this.openWaiters.add((opened = resolve)));
+    const call = host.callTool(name, args, { ...this.callOptions(), onProgress });
+    const interactive = host.tools().some((t) => t.name === name && t.interactive === true);
+    const first = await (interactive ? Promise.race([call, panel.then(() => undefined)]) : call);
+    this.openWaiters.delete(opened!);
+    if (first === undefined) {
+      const printed = call.then((result) => this.toolResult(host, name, result, input));
+      this.waiting.add(printed);
+      void printed.finally(() => this.waiting.delete(printed));
+      return;
+    }
+    this.toolResult(host, name, first, input);
+  }
+
+  private toolResult(host: ExtensionHost, name: string, result: ToolResult, input: string): void {
     const record: RunRecord = {
       type: 'tool',
-      input: this.input,
+      input,
       name,
       extension: result.extension,
       isError: result.isError,
@@ -329,7 +367,8 @@ export class RunConsole {
         const list = host.tools();
         const verbose = tail !== '';
         // -v: each tool's JSON schema, exactly as the extension sent it, indented below it.
-        const text = (t: ToolInfo) => safe(`${t.name}  [${t.extension}] ${t.description}${verbose ? `\n${JSON.stringify(t.schema, null, 2).replace(/^/gm, '    ')}` : ''}`);
+        const text = (t: ToolInfo) =>
+          safe(`${t.name}${t.interactive === true ? ' (interactive)' : ''}  [${t.extension}] ${t.description}${verbose ? `\n${JSON.stringify(t.schema, null, 2).replace(/^/gm, '    ')}` : ''}`);
         return this.show({ type: 'tools', input: this.input, tools: list }, () => this.screen.print(list.length === 0 ? '(no active tools)' : list.map(text).join('\n')));
       }
       case 'event': {
@@ -358,7 +397,8 @@ export class RunConsole {
         return await this.key(key as PanelKey, key === 'rune' ? text : undefined);
       }
       case 'close':
-        return this.closeFocused();
+        this.closeFocused();
+        return await this.settleWaiting();
       default:
         return this.fail(`unknown directive :${word}; try :help`);
     }
