@@ -50,6 +50,10 @@ export type {
   RemoteOptions,
   RateLimitOptions,
   RateLimits,
+  // zot's lifecycle events (issue 30)
+  EmittedEvent,
+  LifecycleEvent,
+  LifecycleEventOptions,
 } from './host/types.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs

@@ -98,6 +98,8 @@ export interface HostContext {
   readonly respawn: (old: LoadedExtension, reason: string) => { ext: LoadedExtension; started: Promise<void> };
   /** With `tracing` on, from the first start(): the host's spans (tracing.ts). */
   tracer: HostTracer | undefined;
+  /** zot's event fields (frames.ts `sendEvent`): the last `sequence` numbered, and the session id. */
+  readonly events: { sequence: number; readonly sessionId: string };
 }
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */

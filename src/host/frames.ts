@@ -153,23 +153,47 @@ function frameWindow(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): 
 const TYPE_EVENT = { type: 'event' } as const;
 
 /**
- * ExtensionHost.emit(event): the event frame, checked once and encoded once, to every ready
- * extension that subscribed to it, in load order, without waiting. Returns how many it was sent to.
+ * ExtensionHost.emit(event): the event frame, checked once, to every ready extension that subscribed
+ * to it, in load order, without waiting. Returns how many it was sent to. Every event that passes the
+ * check takes the next `sequence`. A snapshot-era extension (negotiation.ts `isSnapshotEra`) gets
+ * the event exactly as given; one that declared a capability gets zot's fields too (`session_id`,
+ * `cwd`, `sequence`, each unless the event has it). At most two encodings, one per kind.
  */
 export function sendEvent(ctx: HostContext, event: object): number {
   const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
   const problem = eventProblem(frame);
   if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
+  const sequence = ++ctx.events.sequence;
   const targets = ctx.loaded.filter((ext) => ext.state === 'ready' && ext.events.has(frame.event as string));
   if (targets.length === 0) return 0;
-  let line: string;
+  let snapshot: string | undefined;
+  let zot: string | undefined;
+  let sent = 0;
+  // One string per kind: each connection queues the same line.
+  for (const ext of targets) {
+    const line = ext.process.snapshotEra ? (snapshot ??= encodeEvent(frame)) : (zot ??= encodeEvent(withZotFields(ctx, frame, sequence)));
+    if (ext.process.sendLine(line)) sent++;
+  }
+  return sent;
+}
+
+/** `frame` with zot's fields after `event`, as zot orders them; the event's own values win. */
+function withZotFields(ctx: HostContext, frame: Record<string, unknown>, sequence: number): Record<string, unknown> {
+  const { type, event, ...fields } = frame;
+  return {
+    type,
+    event,
+    session_id: frame.session_id ?? ctx.events.sessionId,
+    cwd: frame.cwd ?? ctx.cwd,
+    sequence: frame.sequence ?? sequence,
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+  };
+}
+
+function encodeEvent(frame: Record<string, unknown>): string {
   try {
-    line = encodeFrame(frame);
+    return encodeFrame(frame);
   } catch (err) {
     throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
   }
-  let sent = 0;
-  // One string for all: each connection queues the same line.
-  for (const ext of targets) if (ext.process.sendLine(line)) sent++;
-  return sent;
 }

@@ -3,8 +3,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
-import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
-import type { InterceptEventName } from '../protocol/names.js';
+import type { CommandAction, EventFrame, NotifyLevel } from '../protocol/frames.js';
+import type { EventName, InterceptEventName } from '../protocol/names.js';
 
 export type { PanelKey } from '../protocol/frames.js';
 
@@ -121,7 +121,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions, LifecycleEventOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -591,4 +591,28 @@ export interface PermissionPolicy {
   default?: Scope | undefined;
   /** Scope per manifest name; replaces `default` for that extension (it does not add to it). */
   byExtension?: Readonly<Record<string, Scope>> | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle events as emit() takes them (issue 30; docs/protocol.md "zot versions")
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The fields of lifecycle event `E` as `emit()` takes them: wire field names, without `type` (the
+ * EventFrame schema is their one definition). zot's `session_id`, `cwd` and `sequence` are optional
+ * on every event: the host fills them where it sends them (see `LifecycleEventOptions`).
+ */
+export type LifecycleEvent<E extends EventName = EventName> = E extends EventName ? Omit<Extract<EventFrame, { event: E }>, 'type'> : never;
+
+/** What `emit()` takes for the event named `E`: a lifecycle event's fields, or any fields of a custom event. */
+export type EmittedEvent<E extends string> = { event: E } & (E extends EventName ? LifecycleEvent<E> : { [field: string]: unknown });
+
+/** How the host fills zot's fields of every event (`session_id`, `cwd`, `sequence`). */
+export interface LifecycleEventOptions {
+  /**
+   * The conversation's id, sent as `session_id` on every event to an extension that declared a
+   * capability (not to a snapshot-era one: docs/protocol.md "zot versions") unless the event names
+   * its own. @default a random id per host (zot: a process-local one when not persisted)
+   */
+  sessionId?: string | undefined;
 }

@@ -321,7 +321,18 @@ const eventValue = fc.oneof(
   fc.constantFrom<unknown>([], [1], new Custom(), new Map(), new Date(0), Object.create(null) as object, withSymbol, hiddenSymbol),
   fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
 );
-const EVENT_FIELDS = ['step', 'stop', 'tool_id', 'tool_name', 'tool_args', 'tool_preview', 'text', 'extra'];
+const EVENT_FIELDS = [
+  'step', 'stop', 'tool_id', 'tool_name', 'tool_args', 'tool_preview', 'text', 'extra',
+  // zot's, after the spec snapshot
+  'session_id', 'cwd', 'sequence', 'origin_extension', 'reason', 'queued', 'image_count', 'tool_args_raw', 'status',
+  'executed', 'result', 'decision', 'source', 'stage', 'compaction_id', 'message_count', 'token_estimate', 'error',
+  'agent_id', 'agent_run_id', 'name',
+];
+const count = fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, -1, 1.5));
+const observed = fc.record(
+  { content: fc.oneof(fc.array(fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }), { maxLength: 2 }), eventValue), is_error: fc.oneof(fc.boolean(), eventValue), truncated: fc.oneof(fc.boolean(), eventValue) },
+  { requiredKeys: ['content', 'is_error'] },
+);
 const anyEvent = fc.record(
   {
     event: fc.oneof(fc.constantFrom(...EVENT_NAMES), fc.constantFrom('custom', 'before_agent_start', ''), eventValue),
@@ -342,9 +353,36 @@ const knownEvent = fc
       tool_preview: fc.string(),
       text: fc.string(),
     }),
+    // zot's fields, each sometimes left out
+    fc.record(
+      {
+        session_id: fc.string(),
+        cwd: fc.string(),
+        sequence: count,
+        origin_extension: fc.string(),
+        reason: fc.string(),
+        queued: fc.boolean(),
+        image_count: count,
+        tool_args_raw: fc.string(),
+        status: fc.string(),
+        executed: fc.boolean(),
+        result: observed,
+        decision: fc.string(),
+        source: fc.string(),
+        stage: fc.string(),
+        compaction_id: fc.string(),
+        message_count: fc.integer(),
+        token_estimate: fc.integer(),
+        error: fc.string(),
+        agent_id: fc.string(),
+        agent_run_id: fc.string(),
+        name: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
     fc.option(fc.tuple(fc.constantFrom(...EVENT_FIELDS), eventValue)),
   )
-  .map(([valid, swap]) => (swap === null ? valid : { ...valid, [swap[0]]: swap[1] }));
+  .map(([valid, upstream, swap]) => (swap === null ? { ...valid, ...upstream } : { ...valid, ...upstream, [swap[0]]: swap[1] }));
 
 function agrees(input: Record<string, unknown>): void {
   const frame = Object.assign({ type: 'event' }, input, { type: 'event' });
