@@ -54,6 +54,8 @@ export type {
   EmittedEvent,
   LifecycleEvent,
   LifecycleEventOptions,
+  ToolExposure,
+  ToolReplay,
 } from './host/types.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs

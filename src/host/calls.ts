@@ -38,12 +38,14 @@ function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<Tool
 }
 
 function toolResult(ctx: HostContext, ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
-  const content = toolContent(frame.content);
+  const { content, broken } = toolContent(frame.content);
   const names = frame.activate_tools;
   // A reload may have happened while waiting: a stale extension must not activate anything (looked
   // up only for a result that activates: the usual one needs no lookup by name).
   const activatedTools = names !== undefined && names.length > 0 && ctx.byName.get(ext.name) === ext ? activate(ctx, names) : [];
-  return { content, isError: frame.is_error ?? false, extension: ext.name, activatedTools, failure: undefined };
+  const result: ToolResult = { content, isError: broken || (frame.is_error ?? false), extension: ext.name, activatedTools, failure: undefined };
+  if (frame.structured_content !== undefined) result.structuredContent = frame.structured_content;
+  return result;
 }
 
 function activate(ctx: HostContext, names: readonly string[]): string[] {
@@ -93,22 +95,32 @@ function toolCallProblem(
 }
 
 // tool_result content as the model gets it, with zot's leniency: a block of an unknown type becomes a
-// text placeholder (the others are kept), and an empty result one short text (providers need one).
+// text placeholder (the others are kept), an empty text block is dropped, an image whose data is not
+// base64 becomes an error text and makes the result an error (as zot does), and an empty result one
+// short text (providers need one).
 
-/** `tool_result.content` (validated) as ToolContent. */
-function toolContent(blocks: readonly ResultBlock[] | undefined): ToolContent[] {
-  if (blocks === undefined || blocks.length === 0) return [{ type: 'text', text: '(extension returned no content)' }];
-  return blocks.map(toContent);
-}
+/** Standard base64 with padding, as zot decodes image data. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-// The schema guarantees that a block typed text or image is a well-formed one.
-function toContent(block: ResultBlock): ToolContent {
-  if (block.type === 'text') return block as TextBlock;
-  if (block.type === 'image') {
-    const image = block as ImageBlock;
-    return { type: 'image', mimeType: image.mime_type, data: image.data };
+/** `tool_result.content` (validated) as ToolContent; `broken`: an image's data did not decode. */
+function toolContent(blocks: readonly ResultBlock[] | undefined): { content: ToolContent[]; broken: boolean } {
+  const content: ToolContent[] = [];
+  let broken = false;
+  for (const block of blocks ?? []) {
+    // The schema guarantees that a block typed text or image is a well-formed one.
+    if (block.type === 'text') {
+      if ((block as TextBlock).text !== '') content.push(block as TextBlock);
+    } else if (block.type === 'image') {
+      const image = block as ImageBlock;
+      if (BASE64.test(image.data)) content.push({ type: 'image', mimeType: image.mime_type, data: image.data });
+      else {
+        broken = true;
+        content.push({ type: 'text', text: `[image block (${image.mime_type.slice(0, 80)}) dropped: its data is not valid base64]` });
+      }
+    } else content.push({ type: 'text', text: `[unsupported content block: ${block.type}]` });
   }
-  return { type: 'text', text: `[unsupported content block: ${block.type}]` };
+  if (content.length === 0) content.push({ type: 'text', text: '(extension returned no content)' });
+  return { content, broken };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,7 +30,12 @@ export interface ToolValue {
   description: string;
   schema: Record<string, unknown>;
   deferred: boolean;
+  /** zot's tool metadata, only the fields sent (registrations.ts `toolMeta`). */
+  meta?: ToolMeta | undefined;
 }
+
+/** zot's tool metadata as tools() lists it. */
+export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceDescription' | 'namespaceInstructions' | 'exposure' | 'replay'>;
 
 /** What a caller makes of a request's answer and of its failure: the two handlers of one `.then`. */
 export interface ResponseMapper<T, R> {
@@ -126,7 +131,7 @@ export interface LimitedDiagnostic {
 }
 
 type CommandEntry = Omit<RegisteredCommand, 'active'>;
-type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown> };
+type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown>; meta?: ToolMeta | undefined };
 
 /**
  * What a restart attempt takes over from the process before it (registrations.ts): the registrations

@@ -11,7 +11,7 @@ import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { becomeReady } from './lifecycle.js';
 import { closePanelFrame, renderPanelFrame } from './panels.js';
-import { registerCommand, registerTool, subscribe } from './registrations.js';
+import { registerCommand, registerToolFrame, subscribe } from './registrations.js';
 import { permits, permittedNames } from './security.js';
 import type { RateLimits } from './types.js';
 
@@ -28,19 +28,21 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return registerCommand(ctx, ext, frame.name, frame.description ?? '');
     case 'register_tool':
       if (!permits(ctx, ext, 'tools')) return;
-      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false);
+      return registerToolFrame(ctx, ext, frame);
     case 'subscribe':
       return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
     case 'ready':
       return becomeReady(ctx, ext, 'ready');
     case 'notify': {
       if (!permits(ctx, ext, 'notes') || !withinRate(ctx, ext, 'notify')) return;
-      let level = frame.level ?? 'info';
-      if (!KNOWN_LEVELS.has(level)) {
-        ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
-        level = 'info';
+      const level = frame.level ?? 'info';
+      if (KNOWN_LEVELS.has(level)) {
+        ctx.out.call('notify', { extension: ext.name, level: level as NotifyLevel, message: frame.message });
+        return;
       }
-      ctx.out.call('notify', { extension: ext.name, level: level as NotifyLevel, message: frame.message });
+      // zot passes any level through: the raw one goes along (`rawLevel`), typed callbacks see info.
+      ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
+      ctx.out.call('notify', { extension: ext.name, level: 'info', rawLevel: level, message: frame.message });
       return;
     }
     case 'clear_notes':

@@ -70,6 +70,8 @@ export interface PanelView extends Origin {
 export interface NoteView extends Origin {
   level: NotifyLevel;
   message: string;
+  /** The level as the extension sent it, when it is none of `NOTIFY_LEVELS` (`level` is then `info`); zot passes any level through. */
+  rawLevel?: string | undefined;
 }
 
 /** A problem the embedding agent may show (the spec's "host warning"). */
@@ -257,13 +259,35 @@ export interface CommandInfo {
 export interface ToolInfo {
   name: string;
   description: string;
-  /** The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none). */
+  /**
+   * The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none, or a JSON
+   * value that is not an object: zot accepts any, the host reports it with a SCHEMA_NORMALISED diagnostic).
+   */
   schema: Record<string, unknown>;
   extension: string;
+  // zot's tool metadata (docs/protocol.md "zot versions"), each present only when the extension sent it.
+  /** JSON (Schema) describing the result's `structuredContent`, as sent; never validated. */
+  outputSchema?: unknown;
+  /** Groups tools for discovery (zot defaults it to the extension name). */
+  namespace?: string | undefined;
+  namespaceDescription?: string | undefined;
+  namespaceInstructions?: string | undefined;
+  /**
+   * zot's exposure: `direct` (as absent), `codemode`, `deferred` (the host's deferred tools: listed
+   * once activated), `model-only`. The host lists `codemode` and `model-only` tools like direct ones;
+   * the embedder decides what they mean to it.
+   */
+  exposure?: ToolExposure | undefined;
+  /** What a durable host may do with an interrupted call (zot's "continuous" mode); `never` when absent. */
+  replay?: ToolReplay | undefined;
 }
 
+export type ToolExposure = 'direct' | 'codemode' | 'deferred' | 'model-only';
+export type ToolReplay = 'never' | 'safe' | 'idempotent' | 'reconcile';
+
 export type ToolContent =
-  | { type: 'text'; text: string }
+  /** `format`: zot's display hint (`"markdown"`), present only when sent; the model gets the text as it is. */
+  | { type: 'text'; text: string; format?: string | undefined }
   | { type: 'image'; mimeType: string; data: string };
 
 /** What a tool call produced. Never a thrown error: failures are `isError: true` with a `failure`. */
@@ -276,6 +300,8 @@ export interface ToolResult {
   activatedTools: string[];
   /** Why the call failed on the host side (timeout, crash, abort, unknown tool, malformed result). */
   failure: ExtensionHostError | undefined;
+  /** zot's `structured_content`: a JSON value next to `content` (see `ToolInfo.outputSchema`), present only when sent. */
+  structuredContent?: unknown;
 }
 
 export type CommandOutcome =

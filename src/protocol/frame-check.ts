@@ -20,9 +20,9 @@ type Json = Record<string, unknown>;
 /**
  * What a field may hold: `name` a non-empty string, `message` a string of at most
  * MAX_PROGRESS_MESSAGE characters, `number` a finite one, `record` a JSON object, `any` anything
- * (kept as sent), `action` a command action, `panel` a panel spec, `content` result blocks.
+ * (kept as sent), `json` anything but `null` (which the schema reads as absent), `action` a command action, `panel` a panel spec, `content` result blocks.
  */
-type Field = 'string' | 'name' | 'message' | 'number' | 'boolean' | 'strings' | 'record' | 'any' | 'action' | 'panel' | 'content';
+type Field = 'string' | 'name' | 'message' | 'number' | 'boolean' | 'strings' | 'record' | 'json' | 'any' | 'action' | 'panel' | 'content';
 
 /** A frame's fields besides `type` (each optional unless `required`; no other key). */
 interface Shape {
@@ -36,9 +36,23 @@ const shape = (fields: Record<string, Field>, ...required: string[]): Shape => (
 const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   hello: shape({ name: 'string', version: 'string', capabilities: 'strings' }, 'name'),
   register_command: shape({ name: 'name', description: 'string' }, 'name'),
-  register_tool: shape({ name: 'name', description: 'string', schema: 'record', deferred: 'boolean' }, 'name'),
+  register_tool: shape(
+    {
+      name: 'name',
+      description: 'string',
+      schema: 'json',
+      deferred: 'boolean',
+      output_schema: 'json',
+      namespace: 'string',
+      namespace_description: 'string',
+      namespace_instructions: 'string',
+      exposure: 'string',
+      replay: 'string',
+    },
+    'name',
+  ),
   ready: shape({}),
-  tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings' }, 'id'),
+  tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings', structured_content: 'json' }, 'id'),
   subscribe: shape({ events: 'strings', intercept: 'strings' }),
   // modified_args, replace_text, system_prompt: validated per event by the intercept chain.
   event_intercept_response: shape({ id: 'string', block: 'boolean', reason: 'string', modified_args: 'any', replace_text: 'any', system_prompt: 'any' }, 'id'),
@@ -54,7 +68,7 @@ const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
 /** Capability "progress". */
 const PROGRESS = shape({ id: 'string', message: 'message', progress: 'number', total: 'number' }, 'id');
 const PANEL = shape({ id: 'name', title: 'string', lines: 'strings', footer: 'string' }, 'id');
-const TEXT_BLOCK = shape({ text: 'string' }, 'text');
+const TEXT_BLOCK = shape({ text: 'string', format: 'string' }, 'text');
 const IMAGE_BLOCK = shape({ mime_type: 'string', data: 'string' }, 'mime_type', 'data');
 
 /**
@@ -145,6 +159,8 @@ function fitsField(value: unknown, field: Field): boolean {
       return isStrings(value);
     case 'record':
       return isRecord(value, true);
+    case 'json':
+      return value !== null;
     case 'any':
       return true;
     case 'action':

@@ -58,17 +58,36 @@ export const RegisterToolFrame = z.object({
   type: z.literal('register_tool'),
   name: z.string().min(1),
   description: opt(z.string()),
-  /** JSON Schema of the tool's args, kept exactly as sent. */
-  schema: opt(JsonObject),
+  /**
+   * JSON Schema of the tool's args, kept exactly as sent. Any JSON value is accepted, as zot does; the
+   * host lists one that is not an object as `{type:"object"}` with a diagnostic.
+   */
+  schema: opt(z.unknown()),
   /** Registered but not advertised until a tool_result names it in `activate_tools`. */
   deferred: opt(z.boolean()),
+  // zot's, after the spec snapshot (docs/protocol.md "zot versions"):
+  /** Describes `tool_result.structured_content`; any JSON, never validated. */
+  output_schema: opt(z.unknown()),
+  /** Groups tools for discovery (zot: defaults to the extension name). */
+  namespace: opt(z.string()),
+  namespace_description: opt(z.string()),
+  namespace_instructions: opt(z.string()),
+  /** `direct` (also `""`), `codemode`, `deferred`, `model-only`; the host refuses the tool for another value. */
+  exposure: opt(z.string()),
+  /** `never` (also `""`), `safe`, `idempotent`, `reconcile`; another value is taken as `never` with a diagnostic. */
+  replay: opt(z.string()),
 });
 export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
 
 export const ReadyFrame = z.object({ type: z.literal('ready') });
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
-export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const TextBlock = z.object({
+  type: z.literal('text'),
+  text: z.string(),
+  /** zot's display hint (`"markdown"`); the model gets the text as it is. */
+  format: opt(z.string()),
+});
 export type TextBlock = z.infer<typeof TextBlock>;
 
 export const ImageBlock = z.object({
@@ -105,6 +124,8 @@ export const ToolResultFrame = z.object({
   content: opt(z.array(ResultBlock)),
   is_error: opt(z.boolean()),
   activate_tools: opt(z.array(z.string())),
+  /** zot's: a JSON value next to `content` (described by the tool's `output_schema`), never validated. */
+  structured_content: opt(z.unknown()),
 });
 export type ToolResultFrame = z.infer<typeof ToolResultFrame>;
 

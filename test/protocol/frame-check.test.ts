@@ -232,16 +232,31 @@ describe('checkFrame: start-up and one-way frames', () => {
       { type: 'register_command', name: '' },
       { type: 'register_command', name: 'x', description: null },
       { type: 'register_command', name: 'x', extra: 1 },
-      { type: 'register_tool', name: 'x', schema: [] },
+      { type: 'register_tool', name: 'x', schema: null },
       { type: 'register_tool', name: 'x', deferred: 'yes' },
+      { type: 'register_tool', name: 'x', exposure: 1 },
+      { type: 'tool_result', id: '1', structured_content: null },
+      { type: 'tool_result', id: '1', content: [{ type: 'text', text: 'x', format: 1 }] },
       { type: 'subscribe', events: [1] },
       { type: 'notify', message: 'x', level: null },
       { type: 'notify' },
       { type: 'panel_render', panel_id: '' },
       { type: 'ready', extra: true },
-      JSON.parse('{"type":"register_tool","name":"x","schema":{"__proto__":{"a":1}}}') as Record<string, unknown>,
+      JSON.parse('{"type":"register_tool","name":"x","__proto__":{"a":1}}') as Record<string, unknown>,
     ]) {
       expect(checkFrame(value, value.type as ExtensionFrameTypeName)).toBeUndefined();
+    }
+  });
+
+  it("takes zot's tool metadata, any JSON schema, structured_content and a text block's format as sent", () => {
+    for (const value of [
+      { type: 'register_tool', name: 'x', schema: [] },
+      { type: 'register_tool', name: 'x', schema: 'any', output_schema: { type: 'object' }, namespace: 'w', namespace_description: 'd', namespace_instructions: 'i', exposure: 'codemode', replay: 'safe' },
+      JSON.parse('{"type":"register_tool","name":"x","schema":{"__proto__":{"a":1}}}') as Record<string, unknown>,
+      { type: 'tool_result', id: '1', content: [{ type: 'text', text: '# x', format: 'markdown' }], structured_content: [1, { a: null }] },
+    ]) {
+      expect(checkFrame(value, value.type as ExtensionFrameTypeName)).toBe(value);
+      expect(ExtensionFrame.parse(value)).toEqual(value);
     }
   });
 

@@ -1,0 +1,114 @@
+// zot's tool metadata and result additions, and zot's leniency where it is harmless (issue 30;
+// docs/protocol.md "zot versions"), over raw in-memory extensions.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ExtensionHost, type NoteView } from '../../src/index.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { type WireFrame, wireExtension } from '../helpers/wire-extension.js';
+
+const temp = tempDir('zot-tools-');
+let host: ExtensionHost | undefined;
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+afterAll(() => temp.cleanup());
+
+const tool = (name: string, fields: Record<string, unknown> = {}): WireFrame => ({ type: 'register_tool', name, ...fields });
+
+async function start(setup: WireFrame[], answer?: (frame: WireFrame) => WireFrame | undefined, notes?: NoteView[]) {
+  const ext = wireExtension('meta', { capabilities: ['tool_cancel'], setup, answer });
+  host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], callbacks: { notify: (n) => notes?.push(n) } });
+  expect((await host.start()).failed).toEqual([]);
+  return { host, ext };
+}
+
+describe('register_tool metadata', () => {
+  it('reaches tools() as sent (only the fields sent); exposure deferred is our deferred tool, an explicit exposure overrides deferred', async () => {
+    const { host: h } = await start([
+      tool('forecast', { description: 'Weather', output_schema: { type: 'object', properties: { celsius: { type: 'number' } } }, namespace: 'weather', namespace_description: 'Weather lookups', namespace_instructions: 'Use for cities', exposure: 'codemode', replay: 'idempotent' }),
+      tool('plain'),
+      tool('later', { exposure: 'deferred' }),
+      tool('direct_wins', { deferred: true, exposure: 'direct' }),
+    ]);
+    expect(h.tools()).toEqual([
+      {
+        name: 'forecast',
+        description: 'Weather',
+        schema: { type: 'object' },
+        extension: 'meta',
+        outputSchema: { type: 'object', properties: { celsius: { type: 'number' } } },
+        namespace: 'weather',
+        namespaceDescription: 'Weather lookups',
+        namespaceInstructions: 'Use for cities',
+        exposure: 'codemode',
+        replay: 'idempotent',
+      },
+      { name: 'plain', description: '', schema: { type: 'object' }, extension: 'meta' },
+      { name: 'direct_wins', description: '', schema: { type: 'object' }, extension: 'meta', exposure: 'direct' },
+    ]);
+    expect(h.diagnostics().filter((d) => d.extension === 'meta')).toEqual([]);
+  });
+
+  it('bad input: an unknown exposure refuses the tool, an unknown replay is never, a schema that is not an object is listed as {type:"object"}; each with a diagnostic; wrong types drop the frame', async () => {
+    const { host: h } = await start([
+      tool('odd_exposure', { exposure: 'everywhere' }),
+      tool('odd_replay', { replay: 'sometimes' }),
+      tool('string_schema', { schema: 'anything' }),
+      tool('array_schema', { schema: [1] }),
+      tool('bad_namespace', { namespace: 7 }),
+      tool('bad_exposure_type', { exposure: true }),
+    ]);
+    expect(h.tools().map((t) => [t.name, t.schema, t.replay])).toEqual([
+      ['odd_replay', { type: 'object' }, 'never'],
+      ['string_schema', { type: 'object' }, undefined],
+      ['array_schema', { type: 'object' }, undefined],
+    ]);
+    const codes = h.diagnostics().filter((d) => d.extension === 'meta').map((d) => d.code);
+    expect(codes).toEqual(['UNKNOWN_EXPOSURE', 'UNKNOWN_REPLAY', 'SCHEMA_NORMALISED', 'SCHEMA_NORMALISED', 'INVALID_FRAME', 'INVALID_FRAME']);
+    expect(h.diagnostics().find((d) => d.code === 'UNKNOWN_EXPOSURE')!.message).toBe('meta: tool "odd_exposure" refused: unknown exposure "everywhere" (one of direct, codemode, deferred, model-only), as zot skips it');
+  });
+});
+
+describe('tool results', () => {
+  const answers: Record<string, Record<string, unknown>> = {
+    structured: { content: [{ type: 'text', text: 'Berlin 16°C' }], structured_content: { celsius: 16 } },
+    markdown: { content: [{ type: 'text', text: '## Done', format: 'markdown' }] },
+    empties: { content: [{ type: 'text', text: '' }, { type: 'text', text: 'kept' }, { type: 'text', text: '' }] },
+    only_empty: { content: [{ type: 'text', text: '' }] },
+    bad_image: { content: [{ type: 'text', text: 'see' }, { type: 'image', mime_type: 'image/png', data: 'not base64!' }, { type: 'image', mime_type: 'image/png', data: 'iVBORw==' }] },
+  };
+  const answer = (frame: WireFrame) => (frame.type === 'tool_call' ? { type: 'tool_result', id: frame.id as string, ...answers[frame.name as string] } : undefined);
+
+  it("carry structured_content and a text block's format; drop empty text blocks; an image that is not base64 makes the result an error", async () => {
+    const { host: h } = await start(Object.keys(answers).map((name) => tool(name)), answer);
+    expect(await h.callTool('structured', {})).toMatchObject({ content: [{ type: 'text', text: 'Berlin 16°C' }], structuredContent: { celsius: 16 }, isError: false });
+    expect(await h.callTool('markdown', {})).toMatchObject({ content: [{ type: 'text', text: '## Done', format: 'markdown' }], isError: false });
+    const empties = await h.callTool('empties', {});
+    expect(empties.content).toEqual([{ type: 'text', text: 'kept' }]);
+    expect('structuredContent' in empties).toBe(false);
+    expect((await h.callTool('only_empty', {})).content).toEqual([{ type: 'text', text: '(extension returned no content)' }]);
+    expect(await h.callTool('bad_image', {})).toMatchObject({
+      isError: true,
+      content: [
+        { type: 'text', text: 'see' },
+        { type: 'text', text: '[image block (image/png) dropped: its data is not valid base64]' },
+        { type: 'image', mimeType: 'image/png', data: 'iVBORw==' },
+      ],
+    });
+  });
+});
+
+describe('notify levels', () => {
+  it('an unknown level reaches the callback as info with the raw level (and a diagnostic); known levels have no rawLevel', async () => {
+    const notes: NoteView[] = [];
+    const { host: h, ext } = await start([], undefined, notes);
+    ext.send({ type: 'notify', level: 'debug', message: 'a' });
+    ext.send({ type: 'notify', level: 'warn', message: 'b' });
+    await expect.poll(() => notes.length).toBe(2);
+    expect(notes).toEqual([
+      { extension: 'meta', level: 'info', rawLevel: 'debug', message: 'a' },
+      { extension: 'meta', level: 'warn', message: 'b' },
+    ]);
+    expect(h.diagnostics().map((d) => d.code)).toContain('UNKNOWN_LEVEL');
+  });
+});
