@@ -28,6 +28,7 @@ from ._values import (
     open_panel,
     prompt,
     text_result,
+    markdown_result,
 )
 from ._wire import MAX_FRAME_BYTES
 
@@ -52,4 +53,5 @@ __all__ = [
     "open_panel",
     "prompt",
     "text_result",
+    "markdown_result",
 ]
