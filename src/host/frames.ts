@@ -59,12 +59,30 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
     case 'panel_close':
       if (!permits(ctx, ext, 'panels')) return;
       return closePanelFrame(ctx, ext, frame.panel_id);
+    case 'submit_slash':
+      return submitSlash(ctx, ext, frame.text);
     case 'shutdown_ack':
       return;
     default:
       // hello and responses never get here (the process layer handles them).
       return;
   }
+}
+
+/**
+ * zot's `submit_slash` (docs/protocol.md "zot versions"): a slash command to run as if typed, handed
+ * to the `submitSlash` callback (ignored without one), under the `submit` scope and rate limit; text
+ * that does not start with "/" is refused, as zot does. Logged either way.
+ */
+function submitSlash(ctx: HostContext, ext: LoadedExtension, raw: string): void {
+  const text = raw.trim();
+  if (!text.startsWith('/')) {
+    ctx.diagnostics.diagnose({ code: 'SUBMIT_SLASH_REFUSED', message: `${ext.name}: submit_slash text must start with "/": ${JSON.stringify(text.slice(0, 80))} ignored`, extension: ext.name, severity: 'warning' });
+    return;
+  }
+  if (!permits(ctx, ext, 'submit') || !withinRate(ctx, ext, 'submit')) return;
+  ext.process.logLine(`submit_slash ${JSON.stringify(text.slice(0, 200))}${ctx.options.callbacks?.submitSlash === undefined ? ' ignored (no submitSlash callback)' : ''}`);
+  ctx.out.call('submitSlash', { extension: ext.name, text });
 }
 
 // ---------------------------------------------------------------------------------------------

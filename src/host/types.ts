@@ -94,6 +94,11 @@ export interface HostCallbacks {
   prompt?: ((action: { text: string; command: string } & Origin) => void) | undefined;
   /** An extension sent `submit`: run it as a user prompt now, or queue it behind the running turn. */
   submit?: ((action: { text: string } & Origin) => void) | undefined;
+  /**
+   * zot's `submit_slash`: run `text` (trimmed, starts with "/") as a slash command, as if the user
+   * typed it; never sent to the model. Without this callback the frame is ignored (logged).
+   */
+  submitSlash?: ((action: { text: string } & Origin) => void) | undefined;
   /** A command answered `insert`: put `text` into the editor at the cursor, without submitting. */
   insert?: ((action: { text: string; command: string } & Origin) => void) | undefined;
   /** A command answered `display`: show `text` as a one-shot note (not sent to the model). */
@@ -344,6 +349,8 @@ export interface HostEvents {
   prompt: [action: { text: string; command: string } & Origin];
   /** The `submit` callback's action. */
   submit: [action: { text: string } & Origin];
+  /** The `submitSlash` callback's action. */
+  'submit:slash': [action: { text: string } & Origin];
   /** The `insert` callback's action. */
   insert: [action: { text: string; command: string } & Origin];
   /** The `display` callback's action. */

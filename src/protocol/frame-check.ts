@@ -63,6 +63,7 @@ const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   notify: shape({ level: 'string', message: 'string' }, 'message'),
   clear_notes: shape({}),
   shutdown_ack: shape({}),
+  submit_slash: shape({ text: 'string' }, 'text'),
 };
 
 /** Capability "progress". */

@@ -213,6 +213,10 @@ export type ClearNotesFrame = z.infer<typeof ClearNotesFrame>;
 export const ShutdownAckFrame = z.object({ type: z.literal('shutdown_ack') });
 export type ShutdownAckFrame = z.infer<typeof ShutdownAckFrame>;
 
+/** zot's: run `text` (it starts with "/") as a slash command, as if typed; no reply. */
+export const SubmitSlashFrame = z.object({ type: z.literal('submit_slash'), text: z.string() });
+export type SubmitSlashFrame = z.infer<typeof SubmitSlashFrame>;
+
 export const ExtensionFrame = z.discriminatedUnion('type', [
   HelloFrame,
   RegisterCommandFrame,
@@ -228,6 +232,7 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
   NotifyFrame,
   ClearNotesFrame,
   ShutdownAckFrame,
+  SubmitSlashFrame,
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;

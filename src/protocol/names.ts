@@ -18,6 +18,8 @@ export const EXTENSION_FRAME_TYPE_NAMES = [
   'notify',
   'clear_notes',
   'shutdown_ack',
+  // zot's, after the spec snapshot (docs/protocol.md "zot versions"):
+  'submit_slash',
 ] as const;
 export type ExtensionFrameTypeName = (typeof EXTENSION_FRAME_TYPE_NAMES)[number];
 

@@ -112,3 +112,32 @@ describe('notify levels', () => {
     expect(h.diagnostics().map((d) => d.code)).toContain('UNKNOWN_LEVEL');
   });
 });
+
+describe("zot's submit_slash", () => {
+  it('reaches the submitSlash callback trimmed; text without "/" is refused; wrong types are INVALID_FRAME; a flood is bounded by the submit rate limit', async () => {
+    const slashes: string[] = [];
+    const ext = wireExtension('slash');
+    host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], rateLimits: { submit: 3, windowMs: 60_000 }, callbacks: { submitSlash: ({ text }) => slashes.push(text) } });
+    const h = host;
+    await h.start();
+    ext.send({ type: 'submit_slash', text: '  /model sonnet ' });
+    ext.send({ type: 'submit_slash', text: 'model sonnet' });
+    ext.send({ type: 'submit_slash', text: 7 });
+    for (let i = 0; i < 50; i++) ext.send({ type: 'submit_slash', text: `/cd ${i}` });
+    await expect.poll(() => slashes.length).toBe(3);
+    await expect.poll(() => h.diagnostics().filter((d) => d.extension === 'slash').length).toBe(2);
+    expect(slashes).toEqual(['/model sonnet', '/cd 0', '/cd 1']);
+    expect(h.diagnostics().map((d) => d.code)).toEqual(['SUBMIT_SLASH_REFUSED', 'INVALID_FRAME']);
+    await h.stop();
+    expect(h.diagnostics().filter((d) => d.code === 'RATE_LIMITED').map((d) => d.message)).toEqual([expect.stringContaining('slash: 48 submit frames dropped')]);
+  });
+
+  it('is ignored (and logged) without a callback, and refused outside the submit scope', async () => {
+    const ext = wireExtension('slash');
+    host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], permissions: { default: { submit: false } } });
+    const h = host;
+    await h.start();
+    ext.send({ type: 'submit_slash', text: '/help' });
+    await expect.poll(() => h.diagnostics().map((d) => d.code)).toContain('PERMISSION_DENIED');
+  });
+});
