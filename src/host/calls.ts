@@ -26,7 +26,7 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   const tracer = ctx.tracer;
   if (tracer !== undefined) return tracer.tool(ext, name, args, progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal }, toolMapper(ctx, ext), options);
   const requestOptions = progress ? progressOptions(ext, name, options, timeoutMs, true) : { timeoutMs, signal: options?.signal };
-  return mapResponse(ext.process.request({ type: 'tool_call', name, args }, requestOptions), toolMapper(ctx, ext));
+  return mapResponse(ext.process.request(toolCallFrame(name, args, options), requestOptions), toolMapper(ctx, ext));
 }
 
 /** What the answer of a tool call (or its failure) becomes: a ToolResult, built as the response settles. */
@@ -77,7 +77,7 @@ function toolCallProblem(
   name: string,
   extension: string,
   args: unknown,
-  options: { timeoutMs?: number | undefined; maxTotalTimeoutMs?: number | undefined } | undefined,
+  options: Pick<HostCallOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'operationKey' | 'reconcile'> | undefined,
 ): ExtensionHostError | undefined {
   let problem: string | undefined;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) problem = 'args must be a JSON object';
@@ -91,7 +91,21 @@ function toolCallProblem(
   if (problem === undefined && maxTotal !== undefined && !(typeof maxTotal === 'number' && maxTotal >= 0)) {
     problem = `maxTotalTimeoutMs must be a number >= 0, got ${String(maxTotal)}`;
   }
+  const { operationKey, reconcile } = options ?? {};
+  if (problem === undefined && operationKey !== undefined && !(typeof operationKey === 'string' && operationKey.length > 0)) problem = 'operationKey must be a non-empty string';
+  if (problem === undefined && reconcile !== undefined && (typeof reconcile !== 'boolean' || (reconcile && operationKey === undefined))) problem = 'reconcile must be a boolean, and needs an operationKey';
   return problem === undefined ? undefined : new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: ${problem}`, { extension });
+}
+
+/**
+ * The `tool_call` frame: zot's `operation_key` and `reconcile` (experimental, docs/protocol.md "zot
+ * versions") only when the caller passes them, so an ordinary call's bytes stay the snapshot's.
+ */
+export function toolCallFrame(name: string, args: Record<string, unknown>, options: HostCallOptions | undefined): RequestFrame<'tool_call'> {
+  const frame: RequestFrame<'tool_call'> = { type: 'tool_call', name, args };
+  if (options?.operationKey !== undefined) frame.operation_key = options.operationKey;
+  if (options?.reconcile === true) frame.reconcile = true;
+  return frame;
 }
 
 // tool_result content as the model gets it, with zot's leniency: a block of an unknown type becomes a

@@ -428,6 +428,17 @@ export interface HostCallOptions {
    * (docs/tracing.md). @default the request id on the wire, once the extension answers
    */
   toolCallId?: string | undefined;
+  /**
+   * `callTool`, experimental (zot's "continuous" mode): sent as `tool_call.operation_key`, a stable
+   * idempotency key across replays of one intent, for a durable embedder. @default not sent
+   */
+  operationKey?: string | undefined;
+  /**
+   * `callTool`, experimental: sent as `tool_call.reconcile: true` (needs `operationKey`): the
+   * extension must not perform the operation, only answer its state in `structuredContent`
+   * (`{state: 'completed' | 'not_started' | 'unknown'}`). @default false
+   */
+  reconcile?: boolean | undefined;
 }
 
 /**

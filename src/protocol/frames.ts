@@ -280,6 +280,10 @@ export const ToolCallFrame = z.object({
   id: z.string(),
   name: z.string(),
   args: JsonObject,
+  /** zot's, experimental ("continuous" mode): a stable idempotency key; sent only when the embedder passes one. */
+  operation_key: z.string().optional(),
+  /** zot's, experimental: do not perform the operation, answer its state in `structured_content`. */
+  reconcile: z.boolean().optional(),
 });
 export type ToolCallFrame = z.infer<typeof ToolCallFrame>;
 

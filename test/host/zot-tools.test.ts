@@ -141,3 +141,23 @@ describe("zot's submit_slash", () => {
     await expect.poll(() => h.diagnostics().map((d) => d.code)).toContain('PERMISSION_DENIED');
   });
 });
+
+describe("zot's operation_key and reconcile (experimental)", () => {
+  it('reach tool_call only when the caller passes them; bad values are INVALID_ARGUMENT and nothing is sent', async () => {
+    const answer = (frame: WireFrame) => (frame.type === 'tool_call' ? { type: 'tool_result', id: frame.id as string, content: [{ type: 'text', text: 'ok' }], structured_content: frame.reconcile === true ? { state: 'not_started' } : undefined } : undefined);
+    const { host: h, ext } = await start([tool('charge')], answer);
+    await h.callTool('charge', { cents: 5 });
+    await h.callTool('charge', { cents: 5 }, { operationKey: 'op-1' });
+    expect(await h.callTool('charge', { cents: 5 }, { operationKey: 'op-1', reconcile: true })).toMatchObject({ structuredContent: { state: 'not_started' } });
+    const lines = ext.lines.filter((line) => line.startsWith('{"type":"tool_call"'));
+    expect(lines.map((line) => line.replace(/,"id":"[^"]+"/, ''))).toEqual([
+      '{"type":"tool_call","name":"charge","args":{"cents":5}}',
+      '{"type":"tool_call","name":"charge","args":{"cents":5},"operation_key":"op-1"}',
+      '{"type":"tool_call","name":"charge","args":{"cents":5},"operation_key":"op-1","reconcile":true}',
+    ]);
+    for (const options of [{ operationKey: '' }, { operationKey: 7 as unknown as string }, { reconcile: true }, { operationKey: 'k', reconcile: 'yes' as unknown as boolean }]) {
+      expect((await h.callTool('charge', {}, options)).failure?.code, JSON.stringify(options)).toBe('INVALID_ARGUMENT');
+    }
+    expect(ext.lines.filter((line) => line.startsWith('{"type":"tool_call"'))).toHaveLength(3);
+  });
+});
