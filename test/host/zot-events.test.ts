@@ -1,27 +1,18 @@
 // zot's lifecycle events and event fields (issue 30; docs/protocol.md "zot versions"), over raw
 // in-memory extensions that record the host's bytes: a snapshot-era extension sees exactly the bytes
 // it saw before; one that declared a capability also gets session_id, cwd and sequence.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ExtensionHost } from '../../src/index.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import type { ExtensionHost } from '../../src/index.js';
 import { MEMORY_WAIT_MS, waitUntil } from '../helpers/wait.js';
-import { type WireExtension, wireExtension } from '../helpers/wire-extension.js';
+import { memoryHosts, type WireExtension, wireExtension } from '../helpers/wire-extension.js';
 
-const temp = tempDir('zot-events-');
-let host: ExtensionHost | undefined;
-
-afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-});
-afterAll(() => temp.cleanup());
+const hosts = memoryHosts('zot-events-');
 
 const ALL_EVENTS = { type: 'subscribe', events: ['session_start', 'turn_start', 'session_end', 'tool_result', 'custom_thing'] };
 
 async function start(extensions: WireExtension[], options: { sessionId?: string } = { sessionId: 's-1' }): Promise<ExtensionHost> {
-  host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: extensions, ...options });
-  const report = await host.start();
-  expect(report.failed).toEqual([]);
+  const host = await hosts.start({ inMemory: extensions, ...options });
+  expect(host.extensions().map((e) => e.state)).toEqual(extensions.map(() => 'ready'));
   return host;
 }
 
@@ -69,7 +60,7 @@ describe('events to an extension that declared a capability', () => {
     h.emit({ event: 'tool_result', tool_id: 't1', tool_name: 'read', status: 'completed', executed: true, result: { content: [{ type: 'text', text: 'hi' }], is_error: false } });
     await waitLines(ours, 2);
     await waitLines(zot, 2);
-    const cwd = JSON.stringify(temp.dir);
+    const cwd = JSON.stringify(hosts.dir);
     const expected = [
       `{"type":"event","event":"turn_start","session_id":"s-1","cwd":${cwd},"sequence":2,"step":1}`,
       `{"type":"event","event":"tool_result","session_id":"s-1","cwd":${cwd},"sequence":3,"tool_id":"t1","tool_name":"read","status":"completed","executed":true,"result":{"content":[{"type":"text","text":"hi"}],"is_error":false}}`,
@@ -85,7 +76,7 @@ describe('events to an extension that declared a capability', () => {
     h.emit({ event: 'session_start', session_id: 'given', cwd: '/elsewhere', sequence: 99 });
     await waitLines(ours, 2);
     const [first, second] = ours.frames('event');
-    expect(first).toMatchObject({ session_id: expect.stringMatching(/^[0-9a-f-]{36}$/), cwd: temp.dir, sequence: 1 });
+    expect(first).toMatchObject({ session_id: expect.stringMatching(/^[0-9a-f-]{36}$/), cwd: hosts.dir, sequence: 1 });
     expect(second).toEqual({ type: 'event', event: 'session_start', session_id: 'given', cwd: '/elsewhere', sequence: 99 });
   });
 });

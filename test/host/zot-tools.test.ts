@@ -1,24 +1,16 @@
 // zot's tool metadata and result additions, and zot's leniency where it is harmless (issue 30;
 // docs/protocol.md "zot versions"), over raw in-memory extensions.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ExtensionHost, type NoteView } from '../../src/index.js';
-import { tempDir } from '../helpers/fixtures.js';
-import { type WireFrame, wireExtension } from '../helpers/wire-extension.js';
+import { describe, expect, it } from 'vitest';
+import type { NoteView } from '../../src/index.js';
+import { memoryHosts, type WireFrame, wireExtension } from '../helpers/wire-extension.js';
 
-const temp = tempDir('zot-tools-');
-let host: ExtensionHost | undefined;
-afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-});
-afterAll(() => temp.cleanup());
+const hosts = memoryHosts('zot-tools-');
 
 const tool = (name: string, fields: Record<string, unknown> = {}): WireFrame => ({ type: 'register_tool', name, ...fields });
 
 async function start(setup: WireFrame[], answer?: (frame: WireFrame) => WireFrame | undefined, notes?: NoteView[]) {
   const ext = wireExtension('meta', { capabilities: ['tool_cancel'], setup, answer });
-  host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], callbacks: { notify: (n) => notes?.push(n) } });
-  expect((await host.start()).failed).toEqual([]);
+  const host = await hosts.start({ inMemory: [ext], callbacks: { notify: (n) => notes?.push(n) } });
   return { host, ext };
 }
 
@@ -117,9 +109,7 @@ describe("zot's submit_slash", () => {
   it('reaches the submitSlash callback trimmed; text without "/" is refused; wrong types are INVALID_FRAME; a flood is bounded by the submit rate limit', async () => {
     const slashes: string[] = [];
     const ext = wireExtension('slash');
-    host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], rateLimits: { submit: 3, windowMs: 60_000 }, callbacks: { submitSlash: ({ text }) => slashes.push(text) } });
-    const h = host;
-    await h.start();
+    const h = await hosts.start({ inMemory: [ext], rateLimits: { submit: 3, windowMs: 60_000 }, callbacks: { submitSlash: ({ text }) => slashes.push(text) } });
     ext.send({ type: 'submit_slash', text: '  /model sonnet ' });
     ext.send({ type: 'submit_slash', text: 'model sonnet' });
     ext.send({ type: 'submit_slash', text: 7 });
@@ -134,9 +124,7 @@ describe("zot's submit_slash", () => {
 
   it('is ignored (and logged) without a callback, and refused outside the submit scope', async () => {
     const ext = wireExtension('slash');
-    host = new ExtensionHost({ cwd: temp.dir, home: temp.dir, discover: false, inMemory: [ext], permissions: { default: { submit: false } } });
-    const h = host;
-    await h.start();
+    const h = await hosts.start({ inMemory: [ext], permissions: { default: { submit: false } } });
     ext.send({ type: 'submit_slash', text: '/help' });
     await expect.poll(() => h.diagnostics().map((d) => d.code)).toContain('PERMISSION_DENIED');
   });
