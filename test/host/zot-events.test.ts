@@ -81,6 +81,16 @@ describe('events to an extension that declared a capability', () => {
   });
 });
 
+describe('hello_ack.capabilities', () => {
+  it("lists what the host grants of ours, never zot's call_tool (not run here) nor tool_cancel (zot acks neither); absent when nothing is granted", async () => {
+    const zotOnly = wireExtension('zot-only', { capabilities: ['commands', 'tool_cancel', 'call_tool'] });
+    const mixed = wireExtension('mixed', { capabilities: ['call_tool', 'cancel', 'trace'] });
+    await start([zotOnly, mixed]);
+    expect(zotOnly.lines[0]).not.toContain('capabilities');
+    expect(mixed.frames('hello_ack')[0]!.capabilities).toEqual(['cancel']);
+  });
+});
+
 describe("emit() checks zot's events and fields", () => {
   it('refuses a known event with a missing or wrong field, naming it, and numbers nothing for it', async () => {
     const ours = wireExtension('ours', { capabilities: ['cancel'], setup: [ALL_EVENTS] });
