@@ -51,6 +51,12 @@ export type {
   RemoteOptions,
   RateLimitOptions,
   RateLimits,
+  // zot's lifecycle events (issue 30)
+  EmittedEvent,
+  LifecycleEvent,
+  LifecycleEventOptions,
+  ToolExposure,
+  ToolReplay,
 } from './host/types.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs

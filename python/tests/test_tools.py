@@ -2,7 +2,7 @@
 import asyncio
 import unittest
 
-from zot_ext import Extension, ToolResult, error_result, image_result, noop, text_result
+from zot_ext import DefinitionError, Extension, ToolResult, error_result, image_result, markdown_result, noop, text_result
 from zot_ext.testing import TestHost
 
 TEXT = lambda s: {"type": "text", "text": s}  # noqa: E731
@@ -149,3 +149,37 @@ class ResultHelperTest(unittest.TestCase):
             image_result(3, "image/png")  # type: ignore[arg-type]
         self.assertEqual(image_result(bytearray(b"hi"), "text/plain").content[0]["data"], "aGk=")
         self.assertEqual(image_result(memoryview(b"hi"), "text/plain").content[0]["data"], "aGk=")
+
+
+class ZotToolMetadataTest(unittest.TestCase):
+    """zot's tool metadata and result additions (issue 30)."""
+
+    def test_metadata_structured_content_and_markdown(self):
+        ext = Extension("meta")
+
+        @ext.tool("forecast", "Forecast", output_schema={"type": "object"}, namespace="weather",
+                  namespace_description="d", namespace_instructions="i", exposure="codemode", replay="safe")
+        def forecast(args, ctx):
+            result = markdown_result("## 16")
+            return ToolResult(result.content, structured_content={"celsius": 16})
+
+        @ext.tool("plain")
+        def plain(args, ctx):
+            return None
+
+        h = TestHost(ext)
+        h.start()
+        self.addCleanup(h.close)
+        self.assertEqual([f for f in h.registrations if f["type"] == "register_tool"], [
+            {"type": "register_tool", "name": "forecast", "description": "Forecast", "schema": {"type": "object", "properties": {}},
+             "namespace": "weather", "namespace_description": "d", "namespace_instructions": "i", "exposure": "codemode",
+             "replay": "safe", "output_schema": {"type": "object"}},
+            {"type": "register_tool", "name": "plain", "schema": {"type": "object", "properties": {}}},
+        ])
+        self.assertEqual(h.call_tool("forecast"), {"content": [{"type": "text", "text": "## 16", "format": "markdown"}], "structured_content": {"celsius": 16}})
+
+    def test_bad_metadata_is_a_definition_error(self):
+        ext = Extension("meta")
+        for kwargs in ({"exposure": "everywhere"}, {"replay": "sometimes"}, {"namespace": 7}, {"output_schema": {1, 2}}):
+            with self.assertRaises(DefinitionError, msg=repr(kwargs)):
+                ext.tool("t", **kwargs)

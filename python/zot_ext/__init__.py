@@ -29,6 +29,7 @@ from ._values import (
     prompt,
     text_result,
     tool_prompt,
+    markdown_result,
 )
 from ._wire import MAX_FRAME_BYTES
 
@@ -54,4 +55,5 @@ __all__ = [
     "prompt",
     "text_result",
     "tool_prompt",
+    "markdown_result",
 ]

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar, overload
 
 from ._context import Panel, notify_frame, submit_frame
@@ -36,6 +36,12 @@ class _Tool:
     deferred: bool
     handler: Callable[..., Any]
     interactive: bool = False
+    #: zot's tool metadata as wire fields, only those given.
+    meta: Dict[str, Any] = field(default_factory=dict)
+
+
+_EXPOSURES = ("direct", "codemode", "deferred", "model-only")
+_REPLAYS = ("never", "safe", "idempotent", "reconcile")
 
 
 def _check_handler(what: str, handler: Any) -> None:
@@ -139,13 +145,25 @@ class Extension:
         schema: Optional[Dict[str, Any]] = None,
         deferred: bool = False,
         interactive: bool = False,
+        *,
+        output_schema: Any = None,
+        namespace: Optional[str] = None,
+        namespace_description: Optional[str] = None,
+        namespace_instructions: Optional[str] = None,
+        exposure: Optional[str] = None,
+        replay: Optional[str] = None,
     ) -> Callable[[F], F]:
         """Decorator: a tool the model can call, `handler(args: dict, ctx)` returning a ToolResult,
         a str or None. `schema` (a JSON Schema object) is sent as is; args are not validated against
         it. @default schema {"type": "object", "properties": {}}. `deferred=True` registers it
         unadvertised until a result names it in `activate_tools`. @default deferred False.
         `interactive=True`: its calls wait for the user (ctx.ask / ctx.open_panel), and the host applies
-        no default reply deadline to them (zot's register_tool.interactive). @default interactive False."""
+        no default reply deadline to them (zot's register_tool.interactive). @default interactive False.
+
+        zot's tool metadata, each sent only when given: `output_schema` (describes a result's
+        `structured_content`), `namespace`, `namespace_description`, `namespace_instructions`,
+        `exposure` ("direct", "codemode", "deferred", "model-only"), `replay` ("never", "safe",
+        "idempotent", "reconcile")."""
         if not isinstance(name, str) or not _TOOL_NAME.match(name):
             raise DefinitionError(f'tool {name!r}: a name is 1-64 characters of a-z, A-Z, 0-9, "_" and "-"')
         if description is not None and not isinstance(description, str):
@@ -159,11 +177,32 @@ class Extension:
         except (TypeError, ValueError) as err:
             raise DefinitionError(f'tool "{name}": the schema is not JSON ({err})') from None
 
+        meta: Dict[str, Any] = {}
+        for key, value, allowed in (
+            ("namespace", namespace, None),
+            ("namespace_description", namespace_description, None),
+            ("namespace_instructions", namespace_instructions, None),
+            ("exposure", exposure, _EXPOSURES),
+            ("replay", replay, _REPLAYS),
+        ):
+            if value is None:
+                continue
+            if not isinstance(value, str) or (allowed is not None and value not in allowed):
+                expected = "a str" if allowed is None else "one of " + ", ".join(allowed)
+                raise DefinitionError(f'tool "{name}": {key} must be {expected}')
+            meta[key] = value
+        if output_schema is not None:
+            try:
+                json.dumps(output_schema, allow_nan=False)
+            except (TypeError, ValueError) as err:
+                raise DefinitionError(f'tool "{name}": the output_schema is not JSON ({err})') from None
+            meta["output_schema"] = output_schema
+
         def register(fn: F) -> F:
             _check_handler(f'tool "{name}"', fn)
             if name in self._tools:
                 raise DefinitionError(f'tool "{name}" is already registered')
-            tool = _Tool(name, description, schema, bool(deferred), fn, bool(interactive))
+            tool = _Tool(name, description, schema, bool(deferred), fn, bool(interactive), meta)
             self._tools[name] = tool
             self._announce(self._tool_frame(tool))
             return fn
@@ -309,6 +348,7 @@ class Extension:
             frame["deferred"] = True
         if tool.interactive:
             frame["interactive"] = True
+        frame.update(tool.meta)
         return frame
 
     def _subscribe_frame(self) -> Optional[Dict[str, Any]]:

@@ -158,6 +158,8 @@ class ToolResult:
     is_error: bool = False
     #: Registered deferred tools that become available after this result.
     activate_tools: List[str] = field(default_factory=list)
+    #: zot's `structured_content`: a JSON value next to `content` (the tool's `output_schema`); sent when not None.
+    structured_content: Any = None
 
     def frame(self, request_id: str) -> Dict[str, Any]:
         out: Dict[str, Any] = {"type": "tool_result", "id": request_id, "content": list(self.content)}
@@ -165,6 +167,8 @@ class ToolResult:
             out["is_error"] = True
         if self.activate_tools:
             out["activate_tools"] = list(self.activate_tools)
+        if self.structured_content is not None:
+            out["structured_content"] = self.structured_content
         return out
 
 
@@ -179,6 +183,12 @@ def _names(activate_tools: Optional[Sequence[str]]) -> List[str]:
 def text_result(text: str, error: bool = False, activate_tools: Optional[Sequence[str]] = None) -> ToolResult:
     """One text block; `error=True` marks the call as failed; `activate_tools` names deferred tools."""
     block = {"type": "text", "text": _require_str("text_result()", text)}
+    return ToolResult([block], is_error=bool(error), activate_tools=_names(activate_tools))
+
+
+def markdown_result(text: str, error: bool = False, activate_tools: Optional[Sequence[str]] = None) -> ToolResult:
+    """One text block the host may render as Markdown (zot's `format: "markdown"`); the model gets the text as it is."""
+    block = {"type": "text", "text": _require_str("markdown_result()", text), "format": "markdown"}
     return ToolResult([block], is_error=bool(error), activate_tools=_names(activate_tools))
 
 

@@ -15,8 +15,11 @@ PANEL_KEYS = (
     "up", "down", "left", "right", "enter", "esc", "tab",
     "pageup", "pagedown", "home", "end", "backspace", "delete", "rune",
 )
+#: The lifecycle events (src/protocol/names.ts EVENT_NAMES): the spec's, then those zot added after it.
 EVENT_NAMES = (
     "session_start", "turn_start", "turn_end", "tool_call", "tool_confirmation_requested", "assistant_message",
+    "session_end", "user_prompt_submit", "tool_result", "permission_decision", "pre_compact", "post_compact",
+    "subagent_start", "subagent_stop",
 )
 #: The events an extension may intercept, and how many values its handler gets before its optional ctx.
 INTERCEPT_ARITY = {"tool_call": 2, "turn_start": 1, "assistant_message": 1, "before_agent_start": 1}

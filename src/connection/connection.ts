@@ -98,6 +98,8 @@ export class Connection implements WriterOwner {
   private readonly writer: OutboundWriter;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
   cancels = false;
+  /** zot's "tool_cancel" was declared (and "cancel" not negotiated): an aborted or timed-out `tool_call` gets zot's `tool_cancel` frame. */
+  toolCancels = false;
   /** The last MAX_CANCELLED_IDS cancelled ids, oldest first. */
   private readonly cancelled = new Set<string>();
 
@@ -214,7 +216,7 @@ export class Connection implements WriterOwner {
     const onAbort = () => {
       if (this.pending.get(entry.id) !== entry) return;
       this.settleEntry(entry, undefined, this.error(ErrorCode.ABORTED, `${this.options.name}: ${entry.request} aborted`, signal.reason));
-      if (this.cancels) this.cancel(entry.id, 'aborted');
+      this.cancel(entry, 'aborted');
     };
     signal.addEventListener('abort', onAbort, { once: true });
     entry.cleanup = () => signal.removeEventListener('abort', onAbort);
@@ -304,12 +306,18 @@ export class Connection implements WriterOwner {
     this.writer.stop();
   }
 
-  /** Tells the extension to stop a request that settled here (aborted or timed out); bounded like any one-way frame. */
-  private cancel(id: string, reason: 'aborted' | 'timeout'): void {
+  /**
+   * Tells the extension to stop a request that settled here (aborted or timed out), when it asked to
+   * be told: our `cancel` for any request, else zot's `tool_cancel` for a tool call; bounded like any
+   * one-way frame.
+   */
+  private cancel({ id, request }: Pending, reason: 'aborted' | 'timeout'): void {
+    const frame = this.cancels ? { type: 'cancel', id, reason } : this.toolCancels && request === 'tool_call' ? { type: 'tool_cancel', id } : undefined;
+    if (frame === undefined) return;
     const { cancelled } = this;
     if (cancelled.size >= MAX_CANCELLED_IDS) cancelled.delete(cancelled.values().next().value!);
     cancelled.add(id);
-    this.sendLine(encodeFrame({ type: 'cancel', id, reason }), 'cancel');
+    this.sendLine(encodeFrame(frame), frame.type);
   }
 
   private release(entry: Pending): void {
@@ -347,7 +355,7 @@ export class Connection implements WriterOwner {
     }
     const total = entry.watch?.capped === true ? ` (its total limit of ${entry.watch.maxTotalMs} ms, progress or not)` : '';
     this.settleEntry(entry, undefined, this.error(ErrorCode.TIMEOUT, `${name} did not answer ${type} within ${timeoutMs} ms${total}; see ${logPath}`));
-    if (this.cancels) this.cancel(entry.id, 'timeout');
+    this.cancel(entry, 'timeout');
   }
 
   /** A write threw (for the writer): every pending request settles at once, then the owner is told. */

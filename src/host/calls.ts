@@ -38,7 +38,7 @@ function sendToolCall(
   const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
   const requestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
   if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
-  return mapResponse(ext.process.request({ type: 'tool_call', name, args }, requestOptions), mapper);
+  return mapResponse(ext.process.request(toolCallFrame(name, args, options), requestOptions), mapper);
 }
 
 /**
@@ -76,12 +76,14 @@ function toolMapper(ctx: HostContext, ext: LoadedExtension): ResponseMapper<Tool
 }
 
 function toolResult(ctx: HostContext, ext: LoadedExtension, frame: ToolResultFrame): ToolResult {
-  const content = toolContent(frame.content);
+  const { content, broken } = toolContent(frame.content);
   const names = frame.activate_tools;
   // A reload may have happened while waiting: a stale extension must not activate anything (looked
   // up only for a result that activates: the usual one needs no lookup by name).
   const activatedTools = names !== undefined && names.length > 0 && ctx.byName.get(ext.name) === ext ? activate(ctx, names) : [];
-  return { content, isError: frame.is_error ?? false, extension: ext.name, activatedTools, failure: undefined };
+  const result: ToolResult = { content, isError: broken || (frame.is_error ?? false), extension: ext.name, activatedTools, failure: undefined };
+  if (frame.structured_content !== undefined) result.structuredContent = frame.structured_content;
+  return result;
 }
 
 function activate(ctx: HostContext, names: readonly string[]): string[] {
@@ -113,7 +115,7 @@ function toolCallProblem(
   name: string,
   extension: string,
   args: unknown,
-  options: { timeoutMs?: number | undefined; maxTotalTimeoutMs?: number | undefined } | undefined,
+  options: Pick<HostCallOptions, 'timeoutMs' | 'maxTotalTimeoutMs' | 'operationKey' | 'reconcile'> | undefined,
 ): ExtensionHostError | undefined {
   let problem: string | undefined;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) problem = 'args must be a JSON object';
@@ -127,26 +129,50 @@ function toolCallProblem(
   if (problem === undefined && maxTotal !== undefined && !(typeof maxTotal === 'number' && maxTotal >= 0)) {
     problem = `maxTotalTimeoutMs must be a number >= 0, got ${String(maxTotal)}`;
   }
+  const { operationKey, reconcile } = options ?? {};
+  if (problem === undefined && operationKey !== undefined && !(typeof operationKey === 'string' && operationKey.length > 0)) problem = 'operationKey must be a non-empty string';
+  if (problem === undefined && reconcile !== undefined && (typeof reconcile !== 'boolean' || (reconcile && operationKey === undefined))) problem = 'reconcile must be a boolean, and needs an operationKey';
   return problem === undefined ? undefined : new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `tool ${name}: ${problem}`, { extension });
 }
 
-// tool_result content as the model gets it, with zot's leniency: a block of an unknown type becomes a
-// text placeholder (the others are kept), and an empty result one short text (providers need one).
-
-/** `tool_result.content` (validated) as ToolContent. */
-function toolContent(blocks: readonly ResultBlock[] | undefined): ToolContent[] {
-  if (blocks === undefined || blocks.length === 0) return [{ type: 'text', text: '(extension returned no content)' }];
-  return blocks.map(toContent);
+/**
+ * The `tool_call` frame: zot's `operation_key` and `reconcile` (experimental, docs/protocol.md "zot
+ * versions") only when the caller passes them, so an ordinary call's bytes stay the snapshot's.
+ */
+export function toolCallFrame(name: string, args: Record<string, unknown>, options: HostCallOptions | undefined): RequestFrame<'tool_call'> {
+  const frame: RequestFrame<'tool_call'> = { type: 'tool_call', name, args };
+  if (options?.operationKey !== undefined) frame.operation_key = options.operationKey;
+  if (options?.reconcile === true) frame.reconcile = true;
+  return frame;
 }
 
-// The schema guarantees that a block typed text or image is a well-formed one.
-function toContent(block: ResultBlock): ToolContent {
-  if (block.type === 'text') return block as TextBlock;
-  if (block.type === 'image') {
-    const image = block as ImageBlock;
-    return { type: 'image', mimeType: image.mime_type, data: image.data };
+// tool_result content as the model gets it, with zot's leniency: a block of an unknown type becomes a
+// text placeholder (the others are kept), an empty text block is dropped, an image whose data is not
+// base64 becomes an error text and makes the result an error (as zot does), and an empty result one
+// short text (providers need one).
+
+/** Standard base64 with padding, as zot decodes image data. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** `tool_result.content` (validated) as ToolContent; `broken`: an image's data did not decode. */
+function toolContent(blocks: readonly ResultBlock[] | undefined): { content: ToolContent[]; broken: boolean } {
+  const content: ToolContent[] = [];
+  let broken = false;
+  for (const block of blocks ?? []) {
+    // The schema guarantees that a block typed text or image is a well-formed one.
+    if (block.type === 'text') {
+      if ((block as TextBlock).text !== '') content.push(block as TextBlock);
+    } else if (block.type === 'image') {
+      const image = block as ImageBlock;
+      if (BASE64.test(image.data)) content.push({ type: 'image', mimeType: image.mime_type, data: image.data });
+      else {
+        broken = true;
+        content.push({ type: 'text', text: `[image block (${image.mime_type.slice(0, 80)}) dropped: its data is not valid base64]` });
+      }
+    } else content.push({ type: 'text', text: `[unsupported content block: ${block.type}]` });
   }
-  return { type: 'text', text: `[unsupported content block: ${block.type}]` };
+  if (content.length === 0) content.push({ type: 'text', text: '(extension returned no content)' });
+  return { content, broken };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,7 +32,12 @@ export interface ToolValue {
   deferred: boolean;
   /** `register_tool.interactive`: its calls wait for the user (calls.ts, panels.ts). */
   interactive: boolean;
+  /** zot's tool metadata, only the fields sent (registrations.ts `toolMeta`). */
+  meta?: ToolMeta | undefined;
 }
+
+/** zot's tool metadata as tools() lists it. */
+export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceDescription' | 'namespaceInstructions' | 'exposure' | 'replay'>;
 
 /** What a caller makes of a request's answer and of its failure: the two handlers of one `.then`. */
 export interface ResponseMapper<T, R> {
@@ -100,6 +105,8 @@ export interface HostContext {
   readonly respawn: (old: LoadedExtension, reason: string) => { ext: LoadedExtension; started: Promise<void> };
   /** With `tracing` on, from the first start(): the host's spans (tracing.ts). */
   tracer: HostTracer | undefined;
+  /** zot's event fields (frames.ts `sendEvent`): the last `sequence` numbered, and the session id. */
+  readonly events: { sequence: number; readonly sessionId: string };
 }
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */
@@ -126,7 +133,7 @@ export interface LimitedDiagnostic {
 }
 
 type CommandEntry = Omit<RegisteredCommand, 'active'>;
-type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown>; interactive: boolean };
+type ToolEntry = Omit<RegisteredTool, 'active'> & { schema: Record<string, unknown>; interactive: boolean; meta?: ToolMeta | undefined };
 
 /**
  * What a restart attempt takes over from the process before it (registrations.ts): the registrations

@@ -11,7 +11,7 @@ import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { becomeReady } from './lifecycle.js';
 import { closePanelFrame, openPanel, renderPanelFrame } from './panels.js';
-import { registerCommand, registerTool, subscribe } from './registrations.js';
+import { registerCommand, registerToolFrame, subscribe } from './registrations.js';
 import { permits, permittedNames } from './security.js';
 import type { RateLimits } from './types.js';
 
@@ -28,19 +28,21 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return registerCommand(ctx, ext, frame.name, frame.description ?? '');
     case 'register_tool':
       if (!permits(ctx, ext, 'tools')) return;
-      return registerTool(ctx, ext, frame.name, frame.description ?? '', frame.schema ?? { type: 'object' }, frame.deferred ?? false, frame.interactive ?? false);
+      return registerToolFrame(ctx, ext, frame);
     case 'subscribe':
       return subscribe(ctx, ext, permittedNames(ctx, ext, 'events', frame.events ?? []), permittedNames(ctx, ext, 'intercept', frame.intercept ?? []));
     case 'ready':
       return becomeReady(ctx, ext, 'ready');
     case 'notify': {
       if (!permits(ctx, ext, 'notes') || !withinRate(ctx, ext, 'notify')) return;
-      let level = frame.level ?? 'info';
-      if (!KNOWN_LEVELS.has(level)) {
-        ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
-        level = 'info';
+      const level = frame.level ?? 'info';
+      if (KNOWN_LEVELS.has(level)) {
+        ctx.out.call('notify', { extension: ext.name, level: level as NotifyLevel, message: frame.message });
+        return;
       }
-      ctx.out.call('notify', { extension: ext.name, level: level as NotifyLevel, message: frame.message });
+      // zot passes any level through: the raw one goes along (`rawLevel`), typed callbacks see info.
+      ctx.diagnostics.diagnose({ code: 'UNKNOWN_LEVEL', message: `${ext.name}: notify level ${JSON.stringify(level)} is not one of ${NOTIFY_LEVELS.join(', ')}; shown as info`, extension: ext.name, severity: 'warning' });
+      ctx.out.call('notify', { extension: ext.name, level: 'info', rawLevel: level, message: frame.message });
       return;
     }
     case 'clear_notes':
@@ -62,12 +64,30 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       if (!permits(ctx, ext, 'panels') || !withinRate(ctx, ext, 'openPanel')) return;
       openPanel(ctx, ext, frame.panel);
       return;
+    case 'submit_slash':
+      return submitSlash(ctx, ext, frame.text);
     case 'shutdown_ack':
       return;
     default:
       // hello and responses never get here (the process layer handles them).
       return;
   }
+}
+
+/**
+ * zot's `submit_slash` (docs/protocol.md "zot versions"): a slash command to run as if typed, handed
+ * to the `submitSlash` callback (ignored without one), under the `submit` scope and rate limit; text
+ * that does not start with "/" is refused, as zot does. Logged either way.
+ */
+function submitSlash(ctx: HostContext, ext: LoadedExtension, raw: string): void {
+  const text = raw.trim();
+  if (!text.startsWith('/')) {
+    ctx.diagnostics.diagnose({ code: 'SUBMIT_SLASH_REFUSED', message: `${ext.name}: submit_slash text must start with "/": ${JSON.stringify(text.slice(0, 80))} ignored`, extension: ext.name, severity: 'warning' });
+    return;
+  }
+  if (!permits(ctx, ext, 'submit') || !withinRate(ctx, ext, 'submit')) return;
+  ext.process.logLine(`submit_slash ${JSON.stringify(text.slice(0, 200))}${ctx.options.callbacks?.submitSlash === undefined ? ' ignored (no submitSlash callback)' : ''}`);
+  ctx.out.call('submitSlash', { extension: ext.name, text });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,23 +179,47 @@ function frameWindow(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): 
 const TYPE_EVENT = { type: 'event' } as const;
 
 /**
- * ExtensionHost.emit(event): the event frame, checked once and encoded once, to every ready
- * extension that subscribed to it, in load order, without waiting. Returns how many it was sent to.
+ * ExtensionHost.emit(event): the event frame, checked once, to every ready extension that subscribed
+ * to it, in load order, without waiting. Returns how many it was sent to. Every event that passes the
+ * check takes the next `sequence`. A snapshot-era extension (negotiation.ts `isSnapshotEra`) gets
+ * the event exactly as given; one that declared a capability gets zot's fields too (`session_id`,
+ * `cwd`, `sequence`, each unless the event has it). At most two encodings, one per kind.
  */
 export function sendEvent(ctx: HostContext, event: object): number {
   const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
   const problem = eventProblem(frame);
   if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
+  const sequence = ++ctx.events.sequence;
   const targets = ctx.loaded.filter((ext) => ext.state === 'ready' && ext.events.has(frame.event as string));
   if (targets.length === 0) return 0;
-  let line: string;
+  let snapshot: string | undefined;
+  let zot: string | undefined;
+  let sent = 0;
+  // One string per kind: each connection queues the same line.
+  for (const ext of targets) {
+    const line = ext.process.snapshotEra ? (snapshot ??= encodeEvent(frame)) : (zot ??= encodeEvent(withZotFields(ctx, frame, sequence)));
+    if (ext.process.sendLine(line)) sent++;
+  }
+  return sent;
+}
+
+/** `frame` with zot's fields after `event`, as zot orders them; the event's own values win. */
+function withZotFields(ctx: HostContext, frame: Record<string, unknown>, sequence: number): Record<string, unknown> {
+  const { type, event, ...fields } = frame;
+  return {
+    type,
+    event,
+    session_id: frame.session_id ?? ctx.events.sessionId,
+    cwd: frame.cwd ?? ctx.cwd,
+    sequence: frame.sequence ?? sequence,
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+  };
+}
+
+function encodeEvent(frame: Record<string, unknown>): string {
   try {
-    line = encodeFrame(frame);
+    return encodeFrame(frame);
   } catch (err) {
     throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: the event cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, { cause: err });
   }
-  let sent = 0;
-  // One string for all: each connection queues the same line.
-  for (const ext of targets) if (ext.process.sendLine(line)) sent++;
-  return sent;
 }

@@ -1,5 +1,6 @@
 // ExtensionHost, the facade the embedder sees: every public method is a line that calls into the
 // host file that owns it, over one HostContext.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
 import { InterceptChain } from '../intercept/chain.js';
@@ -17,7 +18,7 @@ import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.j
 import { announceTools, listCommands, listTools } from './registrations.js';
 import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
-import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
+import type { CommandInfo, CommandOutcome, EmittedEvent, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
 
@@ -108,6 +109,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       announcing: { tools: false, commands: false },
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
       tracer: undefined,
+      events: { sequence: 0, sessionId: options.sessionId ?? randomUUID() },
     };
     this.ctx = ctx;
     this.intercepts = chain;
@@ -261,11 +263,15 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Sends a lifecycle event (`{ event: 'turn_start', step: 1 }`, wire field names) to the extensions
-   * that subscribed to it, in order, without waiting. Returns how many extensions it was sent to.
-   * Throws INVALID_ARGUMENT for a known event with wrong fields.
+   * Sends a lifecycle event (`{ event: 'turn_start', step: 1 }`, wire field names; `LifecycleEvent`
+   * per name in `EVENT_NAMES`, any fields for a custom event) to the extensions that subscribed to
+   * it, in order, without waiting. Returns how many extensions it was sent to. Each call that passes
+   * the check is numbered (`sequence`, from 1, whether or not it reaches anyone); to an extension
+   * that declared a capability the host adds `session_id`, `cwd` and `sequence` unless the event
+   * names them (docs/protocol.md "zot versions"). Throws INVALID_ARGUMENT for a known event with
+   * wrong fields.
    */
-  override emit(event: { event: string; [field: string]: unknown }): number;
+  override emit<E extends string>(event: EmittedEvent<E>): number;
   override emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean;
   override emit(first: unknown, ...rest: unknown[]): number | boolean {
     // Host events from listeners of the embedder go through the same guard as the host's own.

@@ -68,6 +68,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   discover: boolean,
   inMemory,
   hostVersion: string,
+  sessionId: nonEmpty,
   provider: string,
   model: string,
   builtinCommands: strings,

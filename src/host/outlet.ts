@@ -16,6 +16,7 @@ import type { HostCallbacks, HostDiagnostic, HostEvents, HostWarning } from './t
 export const CALLBACK_EVENTS = {
   prompt: 'prompt',
   submit: 'submit',
+  submitSlash: 'submit:slash',
   insert: 'insert',
   display: 'display',
   notify: 'notify',
@@ -31,6 +32,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const argsMatch: { [K in keyof typeof CALLBACK_EVENTS]: Same<HostEvents[(typeof CALLBACK_EVENTS)[K]], [CallbackArg<K>]> } = {
   prompt: true,
   submit: true,
+  submitSlash: true,
   insert: true,
   display: true,
   notify: true,

@@ -3,9 +3,10 @@
 // registrations are carried across a restart.
 import { TOOL_NAME } from '../protocol/limits.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
-import type { Carried, HostContext, LoadedExtension } from './context.js';
+import type { RegisterToolFrame } from '../protocol/frames.js';
+import type { Carried, HostContext, LoadedExtension, ToolMeta } from './context.js';
 import { addInterceptor, removeInterceptor } from './interceptors.js';
-import type { CommandInfo, ToolInfo } from './types.js';
+import type { CommandInfo, ToolExposure, ToolInfo, ToolReplay } from './types.js';
 
 // What one extension may register: a bound on the host's memory however many or however large
 // the registration frames are (each frame alone is capped at 4 MiB, their number is not).
@@ -41,7 +42,7 @@ export function listTools(ctx: HostContext): ToolInfo[] {
     if (r.value.deferred && !ctx.activated.has(r.name)) continue;
     // A late joiner, until it is ready; during a restart, what it had.
     if (ctx.byName.get(r.extension)?.lists('tools', r.name) !== true) continue;
-    const tool: ToolInfo = { name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension };
+    const tool: ToolInfo = { name: r.name, description: r.value.description, schema: r.value.schema, extension: r.extension, ...r.value.meta };
     if (r.value.interactive) tool.interactive = true;
     list.push(tool);
   }
@@ -131,8 +132,48 @@ export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: st
   if (ext.state === 'ready') commandsChangedSoon(ctx);
 }
 
-/** A register_tool frame. */
-export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, interactive = false): void {
+const EXPOSURES: ReadonlySet<string> = new Set<ToolExposure>(['direct', 'codemode', 'deferred', 'model-only']);
+const REPLAYS: ReadonlySet<string> = new Set<ToolReplay>(['never', 'safe', 'idempotent', 'reconcile']);
+
+/**
+ * A register_tool frame, with zot's leniency and metadata (docs/protocol.md "zot versions"): a schema
+ * that is not a JSON object is listed as `{type:"object"}` (SCHEMA_NORMALISED); an unknown `exposure`
+ * refuses the tool (UNKNOWN_EXPOSURE), as zot skips it; an unknown `replay` is `never` (UNKNOWN_REPLAY).
+ */
+export function registerToolFrame(ctx: HostContext, ext: LoadedExtension, frame: RegisterToolFrame): void {
+  const { name } = frame;
+  const warn = (code: string, message: string) => ctx.diagnostics.diagnose({ code, message: `${ext.name}: tool ${JSON.stringify(name.slice(0, 80))} ${message}`, extension: ext.name, severity: 'warning' });
+  const exposure = frame.exposure === '' ? undefined : frame.exposure;
+  if (exposure !== undefined && !EXPOSURES.has(exposure)) {
+    warn('UNKNOWN_EXPOSURE', `refused: unknown exposure ${JSON.stringify(exposure.slice(0, 80))} (one of ${[...EXPOSURES].join(', ')}), as zot skips it`);
+    return;
+  }
+  let replay = frame.replay === '' ? undefined : frame.replay;
+  if (replay !== undefined && !REPLAYS.has(replay)) {
+    warn('UNKNOWN_REPLAY', `has an unknown replay policy ${JSON.stringify(replay.slice(0, 80))} (one of ${[...REPLAYS].join(', ')}); treated as never`);
+    replay = 'never';
+  }
+  let schema: Record<string, unknown> = { type: 'object' };
+  if (isJsonObject(frame.schema)) schema = frame.schema;
+  else if (frame.schema !== undefined) warn('SCHEMA_NORMALISED', 'sent a schema that is not a JSON object; listed as {"type":"object"}');
+  const meta: ToolMeta = {};
+  if (frame.output_schema !== undefined) meta.outputSchema = frame.output_schema;
+  if (frame.namespace !== undefined) meta.namespace = frame.namespace;
+  if (frame.namespace_description !== undefined) meta.namespaceDescription = frame.namespace_description;
+  if (frame.namespace_instructions !== undefined) meta.namespaceInstructions = frame.namespace_instructions;
+  if (exposure !== undefined) meta.exposure = exposure as ToolExposure;
+  if (replay !== undefined) meta.replay = replay as ToolReplay;
+  // An explicit exposure overrides the snapshot's deferred flag, as in zot.
+  const deferred = exposure !== undefined ? exposure === 'deferred' : (frame.deferred ?? false);
+  registerTool(ctx, ext, name, frame.description ?? '', schema, deferred, Object.keys(meta).length === 0 ? undefined : meta, frame.interactive ?? false);
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A tool registration. */
+export function registerTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, meta?: ToolMeta, interactive = false): void {
   // A tool named otherwise would make every model request that lists the tools fail, for every extension.
   if (!TOOL_NAME.test(name)) {
     const shown = name.length > 80 ? `${JSON.stringify(name.slice(0, 80))}… (${name.length} characters)` : JSON.stringify(name);
@@ -148,9 +189,9 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
     ctx.diagnostics.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered tool ${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
     return;
   }
-  if (!registrationAllowed(ctx, ext, 'tool ', name, registrationChars(name, description, schema))) return;
-  if (takeOverTool(ctx, ext, name, description, schema, deferred, interactive)) return;
-  const entry = { name, description, schema, deferred, interactive };
+  if (!registrationAllowed(ctx, ext, 'tool ', name, registrationChars(name, description, schema) + (meta === undefined ? 0 : registrationChars('', '', meta)))) return;
+  if (takeOverTool(ctx, ext, name, description, schema, deferred, meta, interactive)) return;
+  const entry = { name, description, schema, deferred, interactive, meta };
   const { conflict, changed } = ctx.toolRegistry.add({ name, extension: ext.name, order: ext.order, value: entry });
   ext.tools.set(name, entry);
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
@@ -230,12 +271,17 @@ function takeOverCommand(ctx: HostContext, ext: LoadedExtension, key: string, na
 }
 
 /** A restart attempt registering a tool it had: taken over in place (an equal one keeps its objects). True when handled here. */
-function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, interactive: boolean): boolean {
+function takeOverTool(ctx: HostContext, ext: LoadedExtension, name: string, description: string, schema: Record<string, unknown>, deferred: boolean, meta: ToolMeta | undefined, interactive: boolean): boolean {
   const before = ext.state === 'starting' ? ext.carried?.tools.get(name) : undefined;
   if (before === undefined) return false;
-  const same = before.description === description && before.deferred === deferred && before.interactive === interactive && JSON.stringify(before.schema) === JSON.stringify(schema);
-  ext.tools.set(name, same ? before : { name, description, schema, deferred, interactive });
-  if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred, interactive });
+  const same =
+    before.description === description &&
+    before.deferred === deferred &&
+    before.interactive === interactive &&
+    JSON.stringify(before.schema) === JSON.stringify(schema) &&
+    JSON.stringify(before.meta) === JSON.stringify(meta);
+  ext.tools.set(name, same ? before : { name, description, schema, deferred, interactive, meta });
+  if (!same) ctx.toolRegistry.update(name, ext.name, { description, schema, deferred, interactive, meta });
   return true;
 }
 

@@ -9,6 +9,7 @@ import type { ChainEnd, ChainObservation, ChainObserver, InterceptEvent, StepOut
 import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 import { VERSION } from '../version.js';
+import { toolCallFrame } from './calls.js';
 import { mapResponse, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
 import type { StepSend } from './interceptors.js';
 import type { HostCallOptions, HostEvents, ToolResult, TracingOption } from './types.js';
@@ -132,7 +133,7 @@ export class HostTracer implements ChainObserver {
             },
             error: (err) => mapper.error(err),
           };
-    return this.request(ext, span, { type: 'tool_call', name, args }, options, traced, (s, result) => {
+    return this.request(ext, span, toolCallFrame(name, args, call), options, traced, (s, result) => {
       if (result === undefined) return;
       const failure = result.failure;
       if (failure !== undefined) this.failed(s, ext, failure.code, failure.message);

@@ -3,8 +3,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
-import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
-import type { InterceptEventName } from '../protocol/names.js';
+import type { CommandAction, EventFrame, NotifyLevel } from '../protocol/frames.js';
+import type { EventName, InterceptEventName } from '../protocol/names.js';
 
 export type { PanelKey } from '../protocol/frames.js';
 
@@ -77,6 +77,8 @@ export interface PanelView extends Origin {
 export interface NoteView extends Origin {
   level: NotifyLevel;
   message: string;
+  /** The level as the extension sent it, when it is none of `NOTIFY_LEVELS` (`level` is then `info`); zot passes any level through. */
+  rawLevel?: string | undefined;
 }
 
 /** A problem the embedding agent may show (the spec's "host warning"). */
@@ -99,6 +101,11 @@ export interface HostCallbacks {
   prompt?: ((action: { text: string; command: string } & Origin) => void) | undefined;
   /** An extension sent `submit`: run it as a user prompt now, or queue it behind the running turn. */
   submit?: ((action: { text: string } & Origin) => void) | undefined;
+  /**
+   * zot's `submit_slash`: run `text` (trimmed, starts with "/") as a slash command, as if the user
+   * typed it; never sent to the model. Without this callback the frame is ignored (logged).
+   */
+  submitSlash?: ((action: { text: string } & Origin) => void) | undefined;
   /** A command answered `insert`: put `text` into the editor at the cursor, without submitting. */
   insert?: ((action: { text: string; command: string } & Origin) => void) | undefined;
   /** A command answered `display`: show `text` as a one-shot note (not sent to the model). */
@@ -145,7 +152,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions, LifecycleEventOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -281,7 +288,10 @@ export interface CommandInfo {
 export interface ToolInfo {
   name: string;
   description: string;
-  /** The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none). */
+  /**
+   * The JSON Schema exactly as the extension sent it (`{type:'object'}` when it sent none, or a JSON
+   * value that is not an object: zot accepts any, the host reports it with a SCHEMA_NORMALISED diagnostic).
+   */
   schema: Record<string, unknown>;
   extension: string;
   /**
@@ -290,10 +300,29 @@ export interface ToolInfo {
    * absent otherwise.
    */
   interactive?: true | undefined;
+  // zot's tool metadata (docs/protocol.md "zot versions"), each present only when the extension sent it.
+  /** JSON (Schema) describing the result's `structuredContent`, as sent; never validated. */
+  outputSchema?: unknown;
+  /** Groups tools for discovery (zot defaults it to the extension name). */
+  namespace?: string | undefined;
+  namespaceDescription?: string | undefined;
+  namespaceInstructions?: string | undefined;
+  /**
+   * zot's exposure: `direct` (as absent), `codemode`, `deferred` (the host's deferred tools: listed
+   * once activated), `model-only`. The host lists `codemode` and `model-only` tools like direct ones;
+   * the embedder decides what they mean to it.
+   */
+  exposure?: ToolExposure | undefined;
+  /** What a durable host may do with an interrupted call (zot's "continuous" mode); `never` when absent. */
+  replay?: ToolReplay | undefined;
 }
 
+export type ToolExposure = 'direct' | 'codemode' | 'deferred' | 'model-only';
+export type ToolReplay = 'never' | 'safe' | 'idempotent' | 'reconcile';
+
 export type ToolContent =
-  | { type: 'text'; text: string }
+  /** `format`: zot's display hint (`"markdown"`), present only when sent; the model gets the text as it is. */
+  | { type: 'text'; text: string; format?: string | undefined }
   | { type: 'image'; mimeType: string; data: string };
 
 /** What a tool call produced. Never a thrown error: failures are `isError: true` with a `failure`. */
@@ -306,6 +335,8 @@ export interface ToolResult {
   activatedTools: string[];
   /** Why the call failed on the host side (timeout, crash, abort, unknown tool, malformed result). */
   failure: ExtensionHostError | undefined;
+  /** zot's `structured_content`: a JSON value next to `content` (see `ToolInfo.outputSchema`), present only when sent. */
+  structuredContent?: unknown;
 }
 
 export type CommandOutcome =
@@ -353,6 +384,8 @@ export interface HostEvents {
   prompt: [action: { text: string; command: string } & Origin];
   /** The `submit` callback's action. */
   submit: [action: { text: string } & Origin];
+  /** The `submitSlash` callback's action. */
+  'submit:slash': [action: { text: string } & Origin];
   /** The `insert` callback's action. */
   insert: [action: { text: string; command: string } & Origin];
   /** The `display` callback's action. */
@@ -432,6 +465,17 @@ export interface HostCallOptions {
    * (docs/tracing.md). @default the request id on the wire, once the extension answers
    */
   toolCallId?: string | undefined;
+  /**
+   * `callTool`, experimental (zot's "continuous" mode): sent as `tool_call.operation_key`, a stable
+   * idempotency key across replays of one intent, for a durable embedder. @default not sent
+   */
+  operationKey?: string | undefined;
+  /**
+   * `callTool`, experimental: sent as `tool_call.reconcile: true` (needs `operationKey`): the
+   * extension must not perform the operation, only answer its state in `structuredContent`
+   * (`{state: 'completed' | 'not_started' | 'unknown'}`). @default false
+   */
+  reconcile?: boolean | undefined;
 }
 
 /**
@@ -630,4 +674,28 @@ export interface PermissionPolicy {
   default?: Scope | undefined;
   /** Scope per manifest name; replaces `default` for that extension (it does not add to it). */
   byExtension?: Readonly<Record<string, Scope>> | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle events as emit() takes them (issue 30; docs/protocol.md "zot versions")
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The fields of lifecycle event `E` as `emit()` takes them: wire field names, without `type` (the
+ * EventFrame schema is their one definition). zot's `session_id`, `cwd` and `sequence` are optional
+ * on every event: the host fills them where it sends them (see `LifecycleEventOptions`).
+ */
+export type LifecycleEvent<E extends EventName = EventName> = E extends EventName ? Omit<Extract<EventFrame, { event: E }>, 'type'> : never;
+
+/** What `emit()` takes for the event named `E`: a lifecycle event's fields, or any fields of a custom event. */
+export type EmittedEvent<E extends string> = { event: E } & (E extends EventName ? LifecycleEvent<E> : { [field: string]: unknown });
+
+/** How the host fills zot's fields of every event (`session_id`, `cwd`, `sequence`). */
+export interface LifecycleEventOptions {
+  /**
+   * The conversation's id, sent as `session_id` on every event to an extension that declared a
+   * capability (not to a snapshot-era one: docs/protocol.md "zot versions") unless the event names
+   * its own. @default a random id per host (zot: a process-local one when not persisted)
+   */
+  sessionId?: string | undefined;
 }

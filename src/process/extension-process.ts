@@ -15,7 +15,8 @@ import { faultEnding } from './faults.js';
 import { HelloWait } from './hello-wait.js';
 import type { ExitInfo, ExtensionProcessOptions } from './types.js';
 import { ProcessBase } from './process-base.js';
-import { helloAck, negotiate, progressLine, type ProtocolCapability } from './negotiation.js';
+import { helloAck, isSnapshotEra, negotiate, progressLine, type ProtocolCapability, upstreamDeclared } from './negotiation.js';
+import type { UpstreamCapability } from '../protocol/names.js';
 import { monotonicMs } from '../clock.js';
 
 export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
@@ -36,6 +37,10 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   saidHello = false;
   /** The protocol extensions negotiated in the handshake (empty for a plain zot extension). */
   capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
+  /** zot's capabilities (docs/protocol.md "zot versions") it declared that the host implements. */
+  upstream: readonly UpstreamCapability[] = NO_CAPABILITIES as readonly never[];
+  /** It declared no capability the host knows: it sees exactly the spec snapshot's frames (negotiation.ts). */
+  snapshotEra = true;
   // For the connection (ConnectionOptions).
   readonly idPrefix: string;
   readonly maxFrameBytes: number;
@@ -262,6 +267,10 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     const negotiated = negotiate(frame.capabilities, this.offered);
     if (negotiated.length > 0) this.capabilities = negotiated;
     this.connection.cancels = negotiated.includes('cancel');
+    this.snapshotEra = isSnapshotEra(frame.capabilities);
+    this.upstream = upstreamDeclared(frame.capabilities);
+    // zot's tool_cancel only where our cancel (which also carries the reason) was not negotiated.
+    this.connection.toolCancels = this.upstream.includes('tool_cancel') && !this.connection.cancels;
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
     this.send(helloAck(this.host, this.dir, negotiated));
     this.helloWait?.accept(frame);

@@ -4,7 +4,7 @@ import type { RequestFrame, RequestType } from '../connection/requests.js';
 import { type CodecModule, decodeProgress, isLineProblem, needsCodec } from '../protocol/decode-line.js';
 import type { HelloAckFrame, ProgressFrame } from '../protocol/frames.js';
 import { PROTOCOL_VERSION } from '../protocol/limits.js';
-import type { ProtocolCapability } from '../protocol/names.js';
+import { PROTOCOL_CAPABILITIES, type ProtocolCapability, UPSTREAM_CAPABILITIES, type UpstreamCapability } from '../protocol/names.js';
 import type { HostInfo, ProcessDiagnostic } from './types.js';
 
 export type { ProtocolCapability };
@@ -21,6 +21,30 @@ export const TRACING_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'p
 export function negotiate(declared: readonly string[] | undefined, offered: readonly ProtocolCapability[] = HOST_CAPABILITIES): ProtocolCapability[] {
   if (declared === undefined || declared.length === 0) return [];
   return offered.filter((c) => declared.includes(c));
+}
+
+// zot's own capabilities (docs/protocol.md "zot versions"). zot reads two names from
+// hello.capabilities and sends hello_ack.capabilities ["call_tool"] to everyone; we keep the snapshot's
+// bytes for an extension that declared none of the names the host knows (a snapshot-era extension).
+
+/** Every capability name the host reads from `hello.capabilities`: ours, then zot's. */
+const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set<string>([...PROTOCOL_CAPABILITIES, ...UPSTREAM_CAPABILITIES]);
+
+/**
+ * Declared none of the capability names the host knows (`["commands","tools"]` counts as none): the
+ * extension was written against the spec snapshot and sees exactly the snapshot's frames (no
+ * hello_ack.capabilities, no added event fields).
+ */
+export function isSnapshotEra(declared: readonly string[] | undefined): boolean {
+  return declared === undefined || !declared.some((name) => KNOWN_CAPABILITIES.has(name));
+}
+
+/** zot's capabilities this host implements (`call_tool` not yet). */
+const UPSTREAM_IMPLEMENTED: readonly UpstreamCapability[] = ['tool_cancel'];
+
+/** zot's capabilities the host implements, among those declared (exact names, as zot matches them). */
+export function upstreamDeclared(declared: readonly string[] | undefined): UpstreamCapability[] {
+  return declared === undefined ? [] : UPSTREAM_IMPLEMENTED.filter((c) => declared.includes(c));
 }
 
 /** The host's `hello_ack`; without a negotiated extension, the bytes stay zot's. */

@@ -20,9 +20,9 @@ type Json = Record<string, unknown>;
 /**
  * What a field may hold: `name` a non-empty string, `message` a string of at most
  * MAX_PROGRESS_MESSAGE characters, `number` a finite one, `record` a JSON object, `any` anything
- * (kept as sent), `action` a command action, `panel` a panel spec, `content` result blocks.
+ * (kept as sent), `json` anything but `null` (which the schema reads as absent), `action` a command action, `panel` a panel spec, `content` result blocks.
  */
-type Field = 'string' | 'name' | 'message' | 'number' | 'boolean' | 'strings' | 'record' | 'any' | 'action' | 'panel' | 'content';
+type Field = 'string' | 'name' | 'message' | 'number' | 'boolean' | 'strings' | 'record' | 'json' | 'any' | 'action' | 'panel' | 'content';
 
 /** A frame's fields besides `type` (each optional unless `required`; no other key). */
 interface Shape {
@@ -36,9 +36,24 @@ const shape = (fields: Record<string, Field>, ...required: string[]): Shape => (
 const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   hello: shape({ name: 'string', version: 'string', capabilities: 'strings' }, 'name'),
   register_command: shape({ name: 'name', description: 'string' }, 'name'),
-  register_tool: shape({ name: 'name', description: 'string', schema: 'record', deferred: 'boolean', interactive: 'boolean' }, 'name'),
+  register_tool: shape(
+    {
+      name: 'name',
+      description: 'string',
+      schema: 'json',
+      deferred: 'boolean',
+      interactive: 'boolean',
+      output_schema: 'json',
+      namespace: 'string',
+      namespace_description: 'string',
+      namespace_instructions: 'string',
+      exposure: 'string',
+      replay: 'string',
+    },
+    'name',
+  ),
   ready: shape({}),
-  tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings' }, 'id'),
+  tool_result: shape({ id: 'string', content: 'content', is_error: 'boolean', activate_tools: 'strings', structured_content: 'json' }, 'id'),
   subscribe: shape({ events: 'strings', intercept: 'strings' }),
   // modified_args, replace_text, system_prompt: validated per event by the intercept chain.
   event_intercept_response: shape({ id: 'string', block: 'boolean', reason: 'string', modified_args: 'any', replace_text: 'any', system_prompt: 'any' }, 'id'),
@@ -50,22 +65,45 @@ const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   clear_notes: shape({}),
   shutdown_ack: shape({}),
   open_panel: shape({ panel: 'panel' }, 'panel'),
+  submit_slash: shape({ text: 'string' }, 'text'),
 };
 
 /** Capability "progress". */
 const PROGRESS = shape({ id: 'string', message: 'message', progress: 'number', total: 'number' }, 'id');
 const PANEL = shape({ id: 'name', title: 'string', lines: 'strings', footer: 'string' }, 'id');
-const TEXT_BLOCK = shape({ text: 'string' }, 'text');
+const TEXT_BLOCK = shape({ text: 'string', format: 'string' }, 'text');
 const IMAGE_BLOCK = shape({ mime_type: 'string', data: 'string' }, 'mime_type', 'data');
 
-/** The fields each known event needs (`emit()`); extra fields are sent along, other names are custom events. */
-const EVENT_FIELDS: Readonly<Record<EventName, Readonly<Record<string, 'string' | 'number' | 'record'>>>> = {
-  session_start: {},
-  turn_start: { step: 'number' },
-  turn_end: { stop: 'string' },
-  tool_call: { tool_id: 'string', tool_name: 'string', tool_args: 'record' },
-  tool_confirmation_requested: { tool_id: 'string', tool_name: 'string', tool_preview: 'string' },
-  assistant_message: { text: 'string' },
+/**
+ * What an event field may hold (`emit()`): `count` a non-negative safe integer, `result` zot's observed
+ * tool result (`{content: JSON objects, is_error, truncated?}`); a trailing `?` makes it optional.
+ */
+type EventField = 'string' | 'number' | 'count' | 'boolean' | 'record' | 'result';
+type EventFields = Readonly<Record<string, EventField | `${EventField}?`>>;
+
+/** zot's fields on every event (session_id, cwd, sequence) and on tool events (origin_extension). */
+const LIFECYCLE: EventFields = { session_id: 'string?', cwd: 'string?', sequence: 'count?' };
+const TOOL: EventFields = { ...LIFECYCLE, tool_id: 'string', tool_name: 'string', origin_extension: 'string?' };
+const COMPACTION: EventFields = { ...LIFECYCLE, compaction_id: 'string', message_count: 'number', token_estimate: 'number' };
+const SUBAGENT: EventFields = { ...LIFECYCLE, agent_id: 'string', agent_run_id: 'string', name: 'string' };
+const OUTCOME: EventFields = { status: 'string', error: 'string?' };
+
+/** The fields of each known event (`emit()`); extra fields are sent along, other names are custom events. */
+const EVENT_FIELDS: Readonly<Record<EventName, EventFields>> = {
+  session_start: LIFECYCLE,
+  turn_start: { ...LIFECYCLE, step: 'number' },
+  turn_end: { ...LIFECYCLE, stop: 'string' },
+  tool_call: { ...TOOL, tool_args: 'record' },
+  tool_confirmation_requested: { ...TOOL, tool_preview: 'string' },
+  assistant_message: { ...LIFECYCLE, text: 'string' },
+  session_end: { ...LIFECYCLE, reason: 'string' },
+  user_prompt_submit: { ...LIFECYCLE, text: 'string?', queued: 'boolean?', image_count: 'count?' },
+  tool_result: { ...TOOL, tool_args: 'record?', tool_args_raw: 'string?', status: 'string', executed: 'boolean', result: 'result' },
+  permission_decision: { ...TOOL, decision: 'string', source: 'string', stage: 'string', reason: 'string?' },
+  pre_compact: COMPACTION,
+  post_compact: { ...COMPACTION, ...OUTCOME },
+  subagent_start: SUBAGENT,
+  subagent_stop: { ...SUBAGENT, ...OUTCOME },
 };
 
 const hasOwn = (value: object, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
@@ -124,6 +162,8 @@ function fitsField(value: unknown, field: Field): boolean {
       return isStrings(value);
     case 'record':
       return isRecord(value, true);
+    case 'json':
+      return value !== null;
     case 'any':
       return true;
     case 'action':
@@ -177,7 +217,30 @@ export function checkProgress(frame: Json): ProgressFrame | undefined {
   return frame.type === 'progress' && fits(frame, PROGRESS, true) ? (frame as ProgressFrame) : undefined;
 }
 
-const EXPECTED = { string: 'a string', number: 'a finite number', record: 'a JSON object' } as const;
+const EXPECTED: Readonly<Record<EventField, string>> = {
+  string: 'a string',
+  number: 'a finite number',
+  count: 'a non-negative integer',
+  boolean: 'a boolean',
+  record: 'a JSON object',
+  result: 'an object with content (JSON objects) and is_error (boolean)',
+};
+
+function fitsEventField(value: unknown, kind: EventField): boolean {
+  switch (kind) {
+    case 'count':
+      return Number.isSafeInteger(value) && (value as number) >= 0;
+    case 'record':
+      return isRecord(value, false);
+    case 'result': {
+      if (!isObject(value)) return false;
+      const { content, is_error, truncated } = value;
+      return Array.isArray(content) && content.every((block) => isRecord(block, false)) && typeof is_error === 'boolean' && (truncated === undefined || typeof truncated === 'boolean');
+    }
+    default:
+      return fitsField(value, kind);
+  }
+}
 
 function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -196,10 +259,12 @@ export function eventProblem(event: Record<string, unknown>): string | undefined
   if (!KNOWN_EVENTS.has(name)) return undefined;
   const fields = EVENT_FIELDS[name as EventName];
   for (const field in fields) {
-    const kind = fields[field]!;
+    const spec = fields[field]!;
+    const optional = spec.endsWith('?');
+    const kind = (optional ? spec.slice(0, -1) : spec) as EventField;
     const value = event[field];
-    const ok = kind === 'record' ? isRecord(value, false) : fitsField(value, kind);
-    if (!ok) return `${name} needs ${field}: ${EXPECTED[kind]}, got ${shown(value)}`;
+    if (optional && value === undefined) continue;
+    if (!fitsEventField(value, kind)) return `${name} ${optional ? 'takes' : 'needs'} ${field}: ${EXPECTED[kind]}, got ${shown(value)}`;
   }
   return undefined;
 }

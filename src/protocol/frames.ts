@@ -58,19 +58,38 @@ export const RegisterToolFrame = z.object({
   type: z.literal('register_tool'),
   name: z.string().min(1),
   description: opt(z.string()),
-  /** JSON Schema of the tool's args, kept exactly as sent. */
-  schema: opt(JsonObject),
+  /**
+   * JSON Schema of the tool's args, kept exactly as sent. Any JSON value is accepted, as zot does; the
+   * host lists one that is not an object as `{type:"object"}` with a diagnostic.
+   */
+  schema: opt(z.unknown()),
   /** Registered but not advertised until a tool_result names it in `activate_tools`. */
   deferred: opt(z.boolean()),
   /** zot, after the snapshot: its calls wait for the user (no default reply deadline; docs/protocol.md). */
   interactive: opt(z.boolean()),
+  // zot's, after the spec snapshot (docs/protocol.md "zot versions"):
+  /** Describes `tool_result.structured_content`; any JSON, never validated. */
+  output_schema: opt(z.unknown()),
+  /** Groups tools for discovery (zot: defaults to the extension name). */
+  namespace: opt(z.string()),
+  namespace_description: opt(z.string()),
+  namespace_instructions: opt(z.string()),
+  /** `direct` (also `""`), `codemode`, `deferred`, `model-only`; the host refuses the tool for another value. */
+  exposure: opt(z.string()),
+  /** `never` (also `""`), `safe`, `idempotent`, `reconcile`; another value is taken as `never` with a diagnostic. */
+  replay: opt(z.string()),
 });
 export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
 
 export const ReadyFrame = z.object({ type: z.literal('ready') });
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
-export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const TextBlock = z.object({
+  type: z.literal('text'),
+  text: z.string(),
+  /** zot's display hint (`"markdown"`); the model gets the text as it is. */
+  format: opt(z.string()),
+});
 export type TextBlock = z.infer<typeof TextBlock>;
 
 export const ImageBlock = z.object({
@@ -107,6 +126,8 @@ export const ToolResultFrame = z.object({
   content: opt(z.array(ResultBlock)),
   is_error: opt(z.boolean()),
   activate_tools: opt(z.array(z.string())),
+  /** zot's: a JSON value next to `content` (described by the tool's `output_schema`), never validated. */
+  structured_content: opt(z.unknown()),
 });
 export type ToolResultFrame = z.infer<typeof ToolResultFrame>;
 
@@ -203,6 +224,9 @@ export type ShutdownAckFrame = z.infer<typeof ShutdownAckFrame>;
  */
 export const OpenPanelFrame = z.object({ type: z.literal('open_panel'), panel: PanelSpec });
 export type OpenPanelFrame = z.infer<typeof OpenPanelFrame>;
+/** zot's: run `text` (it starts with "/") as a slash command, as if typed; no reply. */
+export const SubmitSlashFrame = z.object({ type: z.literal('submit_slash'), text: z.string() });
+export type SubmitSlashFrame = z.infer<typeof SubmitSlashFrame>;
 
 export const ExtensionFrame = z.discriminatedUnion('type', [
   HelloFrame,
@@ -220,6 +244,7 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
   ClearNotesFrame,
   ShutdownAckFrame,
   OpenPanelFrame,
+  SubmitSlashFrame,
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
@@ -267,16 +292,34 @@ export const ToolCallFrame = z.object({
   id: z.string(),
   name: z.string(),
   args: JsonObject,
+  /** zot's, experimental ("continuous" mode): a stable idempotency key; sent only when the embedder passes one. */
+  operation_key: z.string().optional(),
+  /** zot's, experimental: do not perform the operation, answer its state in `structured_content`. */
+  reconcile: z.boolean().optional(),
 });
 export type ToolCallFrame = z.infer<typeof ToolCallFrame>;
 
-const eventBase = { type: z.literal('event') };
+/**
+ * What zot adds to every event since 2026-08 (docs/protocol.md "zot versions"): the conversation, its
+ * working directory and the host's event counter. The host fills them for an extension newer than the
+ * spec snapshot; an embedder may pass them.
+ */
+const eventBase = {
+  type: z.literal('event'),
+  session_id: z.string().optional(),
+  cwd: z.string().optional(),
+  /** From 1, one per event the host emits (to anyone): gaps are normal. */
+  sequence: z.number().int().nonnegative().optional(),
+};
+/** The extension that started a tool call (zot's `call_tool`); present only for such calls. */
+const origin = { origin_extension: z.string().optional() };
 
 export const SessionStartEvent = z.object({ ...eventBase, event: z.literal('session_start') });
 export const TurnStartEvent = z.object({ ...eventBase, event: z.literal('turn_start'), step: z.number() });
 export const TurnEndEvent = z.object({ ...eventBase, event: z.literal('turn_end'), stop: z.string() });
 export const ToolCallEvent = z.object({
   ...eventBase,
+  ...origin,
   event: z.literal('tool_call'),
   tool_id: z.string(),
   tool_name: z.string(),
@@ -284,6 +327,7 @@ export const ToolCallEvent = z.object({
 });
 export const ToolConfirmationRequestedEvent = z.object({
   ...eventBase,
+  ...origin,
   event: z.literal('tool_confirmation_requested'),
   tool_id: z.string(),
   tool_name: z.string(),
@@ -294,9 +338,68 @@ export const AssistantMessageEvent = z.object({
   event: z.literal('assistant_message'),
   text: z.string(),
 });
+
+// zot's events after the spec snapshot (observe-only). Required: what zot always writes; optional:
+// what it leaves out when empty (Go omitempty).
+
+/** The session ends (zot: `shutdown`, `session_switch`, `cwd_change`); at most once per activation. */
+export const SessionEndEvent = z.object({ ...eventBase, event: z.literal('session_end'), reason: z.string() });
+export const UserPromptSubmitEvent = z.object({
+  ...eventBase,
+  event: z.literal('user_prompt_submit'),
+  /** Absent for an image-only prompt. */
+  text: z.string().optional(),
+  /** Queued behind a running turn (zot writes it only when true). */
+  queued: z.boolean().optional(),
+  image_count: z.number().int().nonnegative().optional(),
+});
+/** `tool_result.result`: the result as the host bounded it. */
+export const ObservedResult = z.object({
+  content: z.array(JsonObject),
+  is_error: z.boolean(),
+  truncated: z.boolean().optional(),
+});
+export const ToolResultEvent = z.object({
+  ...eventBase,
+  ...origin,
+  event: z.literal('tool_result'),
+  tool_id: z.string(),
+  tool_name: z.string(),
+  /** The args the tool got (after rewrites). */
+  tool_args: JsonObject.optional(),
+  /** The args as text, instead of `tool_args`, when they are not JSON. */
+  tool_args_raw: z.string().optional(),
+  /** `completed`, `failed`, `blocked`, `cancelled` or `timed_out`. */
+  status: z.string(),
+  executed: z.boolean(),
+  result: ObservedResult,
+});
+export const PermissionDecisionEvent = z.object({
+  ...eventBase,
+  ...origin,
+  event: z.literal('permission_decision'),
+  tool_id: z.string(),
+  tool_name: z.string(),
+  /** `approved`, `denied` or `cancelled`. */
+  decision: z.string(),
+  /** `user`, `remembered`, `policy` or `yolo`. */
+  source: z.string(),
+  /** `pre_execution` or `tool_execution`. */
+  stage: z.string(),
+  reason: z.string().optional(),
+});
+const compaction = { compaction_id: z.string(), message_count: z.number(), token_estimate: z.number() };
+const subagent = { agent_id: z.string(), agent_run_id: z.string(), name: z.string() };
+/** `completed`, `failed`, `cancelled` or `timed_out`. */
+const outcome = { status: z.string(), error: z.string().optional() };
+export const PreCompactEvent = z.object({ ...eventBase, event: z.literal('pre_compact'), ...compaction });
+export const PostCompactEvent = z.object({ ...eventBase, event: z.literal('post_compact'), ...compaction, ...outcome });
+export const SubagentStartEvent = z.object({ ...eventBase, event: z.literal('subagent_start'), ...subagent });
+export const SubagentStopEvent = z.object({ ...eventBase, event: z.literal('subagent_stop'), ...subagent, ...outcome });
+
 /** Any other event name the embedding agent chooses to emit. */
 export const CustomEvent = z.looseObject({
-  ...eventBase,
+  type: z.literal('event'),
   event: z.string().refine((name) => !KNOWN_EVENTS.has(name), 'known events must match their schema'),
 });
 
@@ -307,6 +410,14 @@ export const EventFrame = z.union([
   ToolCallEvent,
   ToolConfirmationRequestedEvent,
   AssistantMessageEvent,
+  SessionEndEvent,
+  UserPromptSubmitEvent,
+  ToolResultEvent,
+  PermissionDecisionEvent,
+  PreCompactEvent,
+  PostCompactEvent,
+  SubagentStartEvent,
+  SubagentStopEvent,
   CustomEvent,
 ]);
 export type EventFrame = z.infer<typeof EventFrame>;
@@ -364,6 +475,13 @@ export type PanelKeyFrame = z.infer<typeof PanelKeyFrame>;
 
 export const ShutdownFrame = z.object({ type: z.literal('shutdown') });
 export type ShutdownFrame = z.infer<typeof ShutdownFrame>;
+
+/**
+ * zot's `tool_cancel`, sent only to an extension that declared "tool_cancel" in `hello` (and not
+ * "cancel", which gets ours): the host gave up on tool call `id`. Not in HostFrame, like `cancel`.
+ */
+export const ToolCancelFrame = z.object({ type: z.literal('tool_cancel'), id: z.string() });
+export type ToolCancelFrame = z.infer<typeof ToolCancelFrame>;
 
 export const HostFrame = z.union([
   HelloAckFrame,

@@ -20,6 +20,8 @@ export const EXTENSION_FRAME_TYPE_NAMES = [
   'shutdown_ack',
   // zot's additions after the snapshot (docs/protocol.md "zot versions"), not negotiated:
   'open_panel',
+  // zot's, after the spec snapshot (docs/protocol.md "zot versions"):
+  'submit_slash',
 ] as const;
 export type ExtensionFrameTypeName = (typeof EXTENSION_FRAME_TYPE_NAMES)[number];
 
@@ -42,8 +44,16 @@ export type HostFrameTypeName = (typeof HOST_FRAME_TYPE_NAMES)[number];
  */
 export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace'] as const;
 export type ProtocolCapability = (typeof PROTOCOL_CAPABILITIES)[number];
-/** Host -> extension frames added by a capability (`cancel`). */
-export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel'] as const;
+/**
+ * Capabilities zot itself reads from `hello.capabilities` (upstream, after the spec snapshot;
+ * docs/protocol.md "zot versions"): `tool_cancel` gets zot's `tool_cancel` frame, `call_tool` lets
+ * the extension call tools. Declaring any capability of either list marks an extension as newer than
+ * the snapshot (process/negotiation.ts `isSnapshotEra`).
+ */
+export const UPSTREAM_CAPABILITIES = ['tool_cancel', 'call_tool'] as const;
+export type UpstreamCapability = (typeof UPSTREAM_CAPABILITIES)[number];
+/** Host -> extension frames added by a capability (`cancel`; zot's `tool_cancel`). */
+export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel'] as const;
 /** Extension -> host frames added by a capability (`progress`). */
 export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress'] as const;
 
@@ -55,6 +65,15 @@ export const EVENT_NAMES = [
   'tool_call',
   'tool_confirmation_requested',
   'assistant_message',
+  // zot's, after the spec snapshot (docs/protocol.md "zot versions"): observe-only.
+  'session_end',
+  'user_prompt_submit',
+  'tool_result',
+  'permission_decision',
+  'pre_compact',
+  'post_compact',
+  'subagent_start',
+  'subagent_stop',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

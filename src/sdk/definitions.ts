@@ -9,6 +9,7 @@ import {
 } from '../protocol/frames.js';
 import { TOOL_NAME } from '../protocol/limits.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
+import type { ToolOptions } from './extension.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type {
   CommandHandler,
@@ -34,7 +35,22 @@ export interface ToolDef {
   validator: StandardSchemaV1 | undefined;
   deferred: boolean;
   interactive: boolean;
+  /** zot's metadata, as wire fields, only those given. */
+  meta: Partial<RegisterToolFrame>;
   handler: ToolHandler<never>;
+}
+
+/** zot's tool metadata of the tool options, as wire fields (only those given). */
+export function toolMeta(options: ToolOptions | undefined): Partial<RegisterToolFrame> {
+  const meta: Partial<RegisterToolFrame> = {};
+  if (options === undefined) return meta;
+  if (options.outputSchema !== undefined) meta.output_schema = options.outputSchema;
+  if (options.namespace !== undefined) meta.namespace = options.namespace;
+  if (options.namespaceDescription !== undefined) meta.namespace_description = options.namespaceDescription;
+  if (options.namespaceInstructions !== undefined) meta.namespace_instructions = options.namespaceInstructions;
+  if (options.exposure !== undefined) meta.exposure = options.exposure;
+  if (options.replay !== undefined) meta.replay = options.replay;
+  return meta;
 }
 
 function invalid(message: string): ExtensionSdkError {
@@ -136,5 +152,6 @@ export function toolFrame(def: ToolDef): RegisterToolFrame {
     schema: def.jsonSchema,
     ...(def.deferred ? { deferred: true } : {}),
     ...(def.interactive ? { interactive: true } : {}),
+    ...def.meta,
   };
 }

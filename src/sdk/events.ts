@@ -4,22 +4,10 @@
  * both ways in intercept/wire.ts, which the host shares.
  */
 import type { JsonObject } from '../protocol/frames.js';
+import type { EventName } from '../protocol/names.js';
 
-/**
- * Events zot's Manager emits since 2026-08 besides the spec's (`EVENT_NAMES`), observe-only.
- * TODO(merge): move to protocol/names.ts (EVENT_NAMES) with their schemas in protocol/frames.ts.
- */
-export const UPSTREAM_EVENT_NAMES = [
-  'session_end',
-  'user_prompt_submit',
-  'tool_result',
-  'permission_decision',
-  'pre_compact',
-  'post_compact',
-  'subagent_start',
-  'subagent_stop',
-] as const;
-export type UpstreamEventName = (typeof UPSTREAM_EVENT_NAMES)[number];
+/** The events zot added after the spec snapshot (all in `EVENT_NAMES`), observe-only. */
+export type UpstreamEventName = Exclude<EventName, 'session_start' | 'turn_start' | 'turn_end' | 'tool_call' | 'tool_confirmation_requested' | 'assistant_message'>;
 
 /**
  * What every event payload carries: `raw`, the whole frame, and the fields zot's Manager adds to every
@@ -51,10 +39,11 @@ export interface ObservedResult {
 }
 
 /**
- * Payloads of the events the spec defines. A field the host left out reads as its zero value (`''`,
- * `0`, `{}`), as zot leaves out empty ones; the optional ones are present only when sent.
+ * Payloads of the lifecycle events (`EVENT_NAMES`: the spec's and those zot added after it). A field
+ * the host left out reads as its zero value (`''`, `0`, `false`, `{}`), as zot leaves out empty ones;
+ * the optional ones are present only when sent.
  */
-export interface EventPayloads {
+export interface EventPayloads extends UpstreamEventPayloads {
   session_start: EventBase & { event: 'session_start' };
   turn_start: EventBase & { event: 'turn_start'; step: number };
   turn_end: EventBase & { event: 'turn_end'; stop: string };
@@ -78,10 +67,7 @@ export interface EventPayloads {
   assistant_message: EventBase & { event: 'assistant_message'; text: string };
 }
 
-/**
- * Payloads of the events zot added after the spec snapshot, typed the same way (absent fields read as
- * `''`, `0`, `false`, `{}`). TODO(merge): into EventPayloads once the names are in protocol/names.ts.
- */
+/** Payloads of the events zot added after the spec snapshot (part of EventPayloads). */
 export interface UpstreamEventPayloads {
   /** The session ends (zot: `shutdown`, `session_switch`, `cwd_change`); at most once per activation. */
   session_end: EventBase & { event: 'session_end'; reason: string };
@@ -151,8 +137,8 @@ export interface UpstreamEventPayloads {
 }
 
 /** A lifecycle event this SDK has a typed payload for. */
-export type KnownEventName = keyof EventPayloads | UpstreamEventName;
-type KnownPayload = EventPayloads[keyof EventPayloads] | UpstreamEventPayloads[UpstreamEventName];
+export type KnownEventName = EventName;
+type KnownPayload = EventPayloads[EventName];
 /** A payload without `raw` (distributed over the union). */
 type WithoutRaw<T> = T extends unknown ? Omit<T, 'raw'> : never;
 
@@ -163,11 +149,7 @@ export interface CustomEventPayload {
 }
 
 /** The payload type for an event name. */
-export type EventPayload<E extends string> = E extends keyof EventPayloads
-  ? EventPayloads[E]
-  : E extends UpstreamEventName
-    ? UpstreamEventPayloads[E]
-    : CustomEventPayload;
+export type EventPayload<E extends string> = E extends EventName ? EventPayloads[E] : CustomEventPayload;
 
 /** What interceptors receive, per interceptable event. */
 export interface InterceptInputs {

@@ -1,6 +1,6 @@
 /** `defineExtension`: the extension side of the zot protocol, as a typed builder. */
 import type { HelloFrame, InterceptName, JsonObject, NotifyLevel } from '../protocol/frames.js';
-import { commandFrame, Definitions, toolFrame, type CommandDef, type ToolDef } from './definitions.js';
+import { commandFrame, Definitions, toolFrame, toolMeta, type CommandDef, type ToolDef } from './definitions.js';
 import type { KnownEventName } from './events.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 import { withProtocolExtensions } from './requests.js';
@@ -53,6 +53,17 @@ export interface ToolOptions {
    * no default reply deadline to them (zot's `register_tool.interactive`). @default false
    */
   interactive?: boolean | undefined;
+  // zot's tool metadata (docs/protocol.md "zot versions"); each sent only when given.
+  /** JSON Schema of the result's `structuredContent`. */
+  outputSchema?: unknown;
+  /** Groups tools for discovery (zot: the extension name when absent). */
+  namespace?: string | undefined;
+  namespaceDescription?: string | undefined;
+  namespaceInstructions?: string | undefined;
+  /** zot's exposure; `'deferred'` is a deferred tool (and overrides `deferred`). @default 'direct' */
+  exposure?: 'direct' | 'codemode' | 'deferred' | 'model-only' | undefined;
+  /** What a durable host may do with an interrupted call. @default 'never' */
+  replay?: 'never' | 'safe' | 'idempotent' | 'reconcile' | undefined;
 }
 
 export interface StandardSchemaToolOptions<S extends StandardSchemaV1> extends ToolOptions {
@@ -170,6 +181,7 @@ export class Extension {
       validator,
       deferred: options?.deferred === true,
       interactive: options?.interactive === true,
+      meta: toolMeta(options),
       handler,
     };
     this.defs.addTool(def);

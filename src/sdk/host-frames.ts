@@ -10,20 +10,29 @@ import {
   CustomEvent,
   HelloAckFrame,
   JsonObject,
+  ObservedResult,
   PanelCloseFrame,
   PanelKeyFrame,
+  PermissionDecisionEvent,
+  PostCompactEvent,
+  PreCompactEvent,
+  SessionEndEvent,
   SessionStartEvent,
   ShutdownFrame,
+  SubagentStartEvent,
+  SubagentStopEvent,
   ToolCallEvent,
   ToolCallFrame,
   ToolCallIntercept,
+  ToolCancelFrame,
   ToolConfirmationRequestedEvent,
+  ToolResultEvent,
   TurnEndEvent,
   TurnStartEvent,
   TurnStartIntercept,
+  UserPromptSubmitEvent,
 } from '../protocol/frames.js';
 import type { HostFrameTypeName, NEGOTIATED_HOST_FRAME_TYPE_NAMES } from '../protocol/names.js';
-import { UPSTREAM_EVENT_NAMES, type UpstreamEventName } from './events.js';
 import type { HostInfo } from './types.js';
 
 /*
@@ -70,32 +79,10 @@ const lifecycle = { session_id: optional(z.string()), cwd: optional(z.string()),
 /** The tool an event is about; `origin_extension` marks a call another extension started. */
 const tool = { tool_id: text, tool_name: text, origin_extension: optional(z.string()) };
 const toolArgs = { tool_args: args, tool_args_raw: optional(z.string()) };
-const ObservedResult = z.object({ content: orZero(z.array(JsonObject), []), is_error: flag, truncated: flag });
+const LenientResult = ObservedResult.extend({ content: orZero(z.array(JsonObject), []), is_error: flag, truncated: flag });
 const compaction = { compaction_id: text, message_count: count, token_estimate: count };
 const subagent = { agent_id: text, agent_run_id: text, name: text };
 const outcome = { status: text, error: text };
-
-const upstreamEvent = <N extends UpstreamEventName, S extends z.ZodRawShape>(event: N, shape: S) =>
-  z.object({ type: z.literal('event'), event: z.literal(event), ...lifecycle, ...shape });
-
-/** The events zot added after the spec snapshot. TODO(merge): move to protocol/frames.ts (EventFrame). */
-const UPSTREAM_EVENTS = [
-  upstreamEvent('session_end', { reason: text }),
-  upstreamEvent('user_prompt_submit', { text, queued: flag, image_count: count }),
-  upstreamEvent('tool_result', {
-    ...tool,
-    ...toolArgs,
-    status: text,
-    executed: flag,
-    result: orZero(ObservedResult, { content: [], is_error: false, truncated: false }),
-  }),
-  upstreamEvent('permission_decision', { ...tool, decision: text, source: text, stage: text, reason: text }),
-  upstreamEvent('pre_compact', compaction),
-  upstreamEvent('post_compact', { ...compaction, ...outcome }),
-  upstreamEvent('subagent_start', subagent),
-  upstreamEvent('subagent_stop', { ...subagent, ...outcome }),
-] as const;
-const UPSTREAM: ReadonlySet<string> = new Set(UPSTREAM_EVENT_NAMES);
 
 const LenientEvent = z.union([
   SessionStartEvent.extend(lifecycle),
@@ -104,8 +91,22 @@ const LenientEvent = z.union([
   ToolCallEvent.extend({ ...lifecycle, ...tool, ...toolArgs }),
   ToolConfirmationRequestedEvent.extend({ ...lifecycle, ...tool, tool_preview: text }),
   AssistantMessageEvent.extend({ ...lifecycle, text }),
-  ...UPSTREAM_EVENTS,
-  CustomEvent.refine((frame) => !UPSTREAM.has(frame.event), 'known events must match their schema'),
+  SessionEndEvent.extend({ ...lifecycle, reason: text }),
+  UserPromptSubmitEvent.extend({ ...lifecycle, text, queued: flag, image_count: count }),
+  ToolResultEvent.extend({
+    ...lifecycle,
+    ...tool,
+    ...toolArgs,
+    status: text,
+    executed: flag,
+    result: orZero(LenientResult, { content: [], is_error: false, truncated: false }),
+  }),
+  PermissionDecisionEvent.extend({ ...lifecycle, ...tool, decision: text, source: text, stage: text, reason: text }),
+  PreCompactEvent.extend({ ...lifecycle, ...compaction }),
+  PostCompactEvent.extend({ ...lifecycle, ...compaction, ...outcome }),
+  SubagentStartEvent.extend({ ...lifecycle, ...subagent }),
+  SubagentStopEvent.extend({ ...lifecycle, ...subagent, ...outcome }),
+  CustomEvent,
 ]);
 
 const LenientEventIntercept = z.discriminatedUnion('event', [
@@ -131,11 +132,6 @@ const AnyPanelKeyFrame = PanelKeyFrame.extend({
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
-/**
- * `tool_cancel` (zot's, sent to an extension that declared "tool_cancel" in `hello`): the host gave up
- * on tool call `id`; handled as our `cancel`. TODO(merge): move to protocol/frames.ts and names.ts.
- */
-const ToolCancelFrame = z.object({ type: z.literal('tool_cancel'), id: z.string() });
 
 const SCHEMAS = {
   hello_ack: LenientHelloAck,
@@ -148,7 +144,7 @@ const SCHEMAS = {
   shutdown: ShutdownFrame,
   cancel: CancelFrame,
   tool_cancel: ToolCancelFrame,
-} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number] | 'tool_cancel', z.ZodType>;
+} as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number], z.ZodType>;
 
 type Schemas = typeof SCHEMAS;
 /** Any frame the host may send, as the SDK sees it. */

@@ -12,7 +12,7 @@ export type {
 } from './extension.js';
 export { prompt, insert, display, openPanel, noop, toolPrompt } from './responses.js';
 export type { CommandResponse, ResponseOptions, PanelSpec, PanelView } from './responses.js';
-export { text, image, toolError } from './results.js';
+export { text, markdown, image, toolError } from './results.js';
 export type { ToolContent, ToolResult, ToolReturn } from './results.js';
 export type {
   EventPayload,

@@ -11,6 +11,8 @@ export interface ToolResult {
   isError?: boolean | undefined;
   /** Registered deferred tools that become available after this result. */
   activateTools?: readonly string[] | undefined;
+  /** zot's `structured_content`: a JSON value next to `content`, described by the tool's `outputSchema`. */
+  structuredContent?: unknown;
 }
 
 /** Anything a tool handler may return. `undefined` means an empty, successful result. */
@@ -19,6 +21,11 @@ export type ToolReturn = ToolContent | ToolResult | undefined | void;
 /** A text content block. */
 export function text(value: string): TextBlock {
   return { type: 'text', text: value };
+}
+
+/** A text block the host may render as Markdown (zot's `format: "markdown"`); the model gets the text as it is. */
+export function markdown(value: string): TextBlock {
+  return { type: 'text', text: value, format: 'markdown' };
 }
 
 /** An image content block; bytes are base64-encoded, a string is taken as base64 already. */
@@ -58,6 +65,7 @@ export function toolResultFrame(id: string, value: ToolReturn): ToolResultFrame 
     ...(result.activateTools !== undefined && result.activateTools.length > 0
       ? { activate_tools: [...result.activateTools] }
       : {}),
+    ...(result.structuredContent === undefined ? {} : { structured_content: result.structuredContent }),
   };
 }
 

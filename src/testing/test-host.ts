@@ -19,6 +19,7 @@ import type {
   StartReport,
   ToolInfo,
   ToolResult,
+  EmittedEvent,
 } from '../host/types.js';
 import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/types.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
@@ -294,7 +295,7 @@ export class TestHost {
   }
 
   /** Sends a lifecycle event to subscribers; returns how many got it. */
-  emit(event: { event: string; [field: string]: unknown }): number {
+  emit<E extends string>(event: EmittedEvent<E>): number {
     return this.host.emit(event);
   }
 

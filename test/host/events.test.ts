@@ -81,10 +81,10 @@ describe('notes, display and submit', () => {
     expect(await rec.waitFor('notify', (n) => n.extension === 'hello-sh')).toEqual({ extension: 'hello-sh', level: 'success', message: 'hello-sh ready' });
   });
 
-  it('shows an unknown level as info, with a diagnostic', async () => {
+  it('shows an unknown level as info (the raw level in rawLevel), with a diagnostic', async () => {
     const mark = rec.mark();
     await host.runCommand('/badlevel');
-    expect(rec.since(mark, 'notify')).toEqual([{ extension: 'kitchen', level: 'info', message: 'x' }]);
+    expect(rec.since(mark, 'notify')).toEqual([{ extension: 'kitchen', level: 'info', rawLevel: 'loud', message: 'x' }]);
     const diagnostic = host.diagnostics().find((d) => d.code === 'UNKNOWN_LEVEL');
     expect(diagnostic).toMatchObject({ extension: 'kitchen', severity: 'warning' });
     expect(diagnostic!.message).toContain('"loud"');

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHost, ExtensionHostError, type InMemoryExtension } from '../../src/index.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { onLines } from '../helpers/wire-extension.js';
 
 const temp = tempDir('zot-prop-');
 /** What the extension answers to the next request: a raw line (its id filled in when it has `$ID`). */
@@ -27,22 +28,15 @@ const extension: InMemoryExtension = {
   connect() {
     const input = new PassThrough();
     const output = new PassThrough();
-    let pending = '';
     const write = (line: string) => {
       if (!output.destroyed) output.write(`${line}\n`);
     };
     write(JSON.stringify({ type: 'hello', name: 'arbitrary', version: '1.0.0' }));
-    input.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) !== -1) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        try {
-          onRequest(JSON.parse(line) as Record<string, unknown>, write);
-        } catch {
-          // the host only writes JSON lines
-        }
+    onLines(input, (line) => {
+      try {
+        onRequest(JSON.parse(line) as Record<string, unknown>, write);
+      } catch {
+        // the host only writes JSON lines
       }
     });
     return { input, output, close: () => output.end() };

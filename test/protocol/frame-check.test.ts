@@ -232,16 +232,31 @@ describe('checkFrame: start-up and one-way frames', () => {
       { type: 'register_command', name: '' },
       { type: 'register_command', name: 'x', description: null },
       { type: 'register_command', name: 'x', extra: 1 },
-      { type: 'register_tool', name: 'x', schema: [] },
+      { type: 'register_tool', name: 'x', schema: null },
       { type: 'register_tool', name: 'x', deferred: 'yes' },
+      { type: 'register_tool', name: 'x', exposure: 1 },
+      { type: 'tool_result', id: '1', structured_content: null },
+      { type: 'tool_result', id: '1', content: [{ type: 'text', text: 'x', format: 1 }] },
       { type: 'subscribe', events: [1] },
       { type: 'notify', message: 'x', level: null },
       { type: 'notify' },
       { type: 'panel_render', panel_id: '' },
       { type: 'ready', extra: true },
-      JSON.parse('{"type":"register_tool","name":"x","schema":{"__proto__":{"a":1}}}') as Record<string, unknown>,
+      JSON.parse('{"type":"register_tool","name":"x","__proto__":{"a":1}}') as Record<string, unknown>,
     ]) {
       expect(checkFrame(value, value.type as ExtensionFrameTypeName)).toBeUndefined();
+    }
+  });
+
+  it("takes zot's tool metadata, any JSON schema, structured_content and a text block's format as sent", () => {
+    for (const value of [
+      { type: 'register_tool', name: 'x', schema: [] },
+      { type: 'register_tool', name: 'x', schema: 'any', output_schema: { type: 'object' }, namespace: 'w', namespace_description: 'd', namespace_instructions: 'i', exposure: 'codemode', replay: 'safe' },
+      JSON.parse('{"type":"register_tool","name":"x","schema":{"__proto__":{"a":1}}}') as Record<string, unknown>,
+      { type: 'tool_result', id: '1', content: [{ type: 'text', text: '# x', format: 'markdown' }], structured_content: [1, { a: null }] },
+    ]) {
+      expect(checkFrame(value, value.type as ExtensionFrameTypeName)).toBe(value);
+      expect(ExtensionFrame.parse(value)).toEqual(value);
     }
   });
 
@@ -321,7 +336,18 @@ const eventValue = fc.oneof(
   fc.constantFrom<unknown>([], [1], new Custom(), new Map(), new Date(0), Object.create(null) as object, withSymbol, hiddenSymbol),
   fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
 );
-const EVENT_FIELDS = ['step', 'stop', 'tool_id', 'tool_name', 'tool_args', 'tool_preview', 'text', 'extra'];
+const EVENT_FIELDS = [
+  'step', 'stop', 'tool_id', 'tool_name', 'tool_args', 'tool_preview', 'text', 'extra',
+  // zot's, after the spec snapshot
+  'session_id', 'cwd', 'sequence', 'origin_extension', 'reason', 'queued', 'image_count', 'tool_args_raw', 'status',
+  'executed', 'result', 'decision', 'source', 'stage', 'compaction_id', 'message_count', 'token_estimate', 'error',
+  'agent_id', 'agent_run_id', 'name',
+];
+const count = fc.oneof(fc.nat(), fc.constantFrom(2 ** 53, -1, 1.5));
+const observed = fc.record(
+  { content: fc.oneof(fc.array(fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }), { maxLength: 2 }), eventValue), is_error: fc.oneof(fc.boolean(), eventValue), truncated: fc.oneof(fc.boolean(), eventValue) },
+  { requiredKeys: ['content', 'is_error'] },
+);
 const anyEvent = fc.record(
   {
     event: fc.oneof(fc.constantFrom(...EVENT_NAMES), fc.constantFrom('custom', 'before_agent_start', ''), eventValue),
@@ -342,9 +368,36 @@ const knownEvent = fc
       tool_preview: fc.string(),
       text: fc.string(),
     }),
+    // zot's fields, each sometimes left out
+    fc.record(
+      {
+        session_id: fc.string(),
+        cwd: fc.string(),
+        sequence: count,
+        origin_extension: fc.string(),
+        reason: fc.string(),
+        queued: fc.boolean(),
+        image_count: count,
+        tool_args_raw: fc.string(),
+        status: fc.string(),
+        executed: fc.boolean(),
+        result: observed,
+        decision: fc.string(),
+        source: fc.string(),
+        stage: fc.string(),
+        compaction_id: fc.string(),
+        message_count: fc.integer(),
+        token_estimate: fc.integer(),
+        error: fc.string(),
+        agent_id: fc.string(),
+        agent_run_id: fc.string(),
+        name: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
     fc.option(fc.tuple(fc.constantFrom(...EVENT_FIELDS), eventValue)),
   )
-  .map(([valid, swap]) => (swap === null ? valid : { ...valid, [swap[0]]: swap[1] }));
+  .map(([valid, upstream, swap]) => (swap === null ? { ...valid, ...upstream } : { ...valid, ...upstream, [swap[0]]: swap[1] }));
 
 function agrees(input: Record<string, unknown>): void {
   const frame = Object.assign({ type: 'event' }, input, { type: 'event' });

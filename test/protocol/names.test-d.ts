@@ -4,6 +4,14 @@ import type { CommandOutcome } from '../../src/host/types.js';
 import type { z } from 'zod';
 import type {
   AssistantMessageEvent,
+  PermissionDecisionEvent,
+  PostCompactEvent,
+  PreCompactEvent,
+  SessionEndEvent,
+  SubagentStartEvent,
+  SubagentStopEvent,
+  ToolResultEvent,
+  UserPromptSubmitEvent,
   CommandAction,
   ExtensionFrame,
   HostFrame,
@@ -40,6 +48,14 @@ describe('name list types', () => {
       | typeof ToolCallEvent
       | typeof ToolConfirmationRequestedEvent
       | typeof AssistantMessageEvent
+      | typeof SessionEndEvent
+      | typeof UserPromptSubmitEvent
+      | typeof ToolResultEvent
+      | typeof PermissionDecisionEvent
+      | typeof PreCompactEvent
+      | typeof PostCompactEvent
+      | typeof SubagentStartEvent
+      | typeof SubagentStopEvent
     >;
     expectTypeOf<KnownEvent['event']>().toEqualTypeOf<EventName>();
     expectTypeOf<InterceptName>().toEqualTypeOf<InterceptEventName>();

@@ -190,3 +190,16 @@ describe('the published types stand alone', () => {
     }
   });
 });
+
+describe("zot's tool metadata and result additions (issue 30)", () => {
+  it('reach no provider request: the model gets the tool and its text as zot gives them', () => {
+    const meta: ToolInfo = { ...weather, outputSchema: { type: 'object' }, namespace: 'weather', namespaceDescription: 'd', namespaceInstructions: 'i', exposure: 'codemode', replay: 'safe' };
+    expect(toAnthropicTools([meta])).toEqual(toAnthropicTools([weather]));
+    expect(toOpenAITools([meta], { api: 'responses' })).toEqual(toOpenAITools([weather], { api: 'responses' }));
+    const rich: ToolResult = { ...result([{ type: 'text', text: '## 16', format: 'markdown' }]), structuredContent: { celsius: 16 } };
+    const plain = result([{ type: 'text', text: '## 16' }]);
+    expect(toAnthropicToolResult('u1', rich)).toEqual(toAnthropicToolResult('u1', plain));
+    expect(toOpenAIToolResult('c1', rich, { api: 'chat' })).toEqual(toOpenAIToolResult('c1', plain, { api: 'chat' }));
+    expect(toOpenAIToolResult('c1', rich, { api: 'responses' })).toEqual(toOpenAIToolResult('c1', plain, { api: 'responses' }));
+  });
+});

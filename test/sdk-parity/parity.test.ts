@@ -192,9 +192,16 @@ describe.each(VARIANTS.map((v) => [v.label, v] as const))('%s', (_label, v) => {
     const before = eventNotes.items.length;
     for (const event of events) expect(t.emit(event)).toBe(1);
     const notes = (await eventNotes.waitForLength(before + events.length)).slice(before);
-    expect(notes).toEqual(
-      events.map((event) => ({ extension: v.kitchen, level: 'info', message: `event ${JSON.stringify({ type: 'event', ...event })}` })),
-    );
+    if (!v.sdk) {
+      // A snapshot-era extension (declares no capability): the bytes as emitted.
+      expect(notes).toEqual(events.map((event) => ({ extension: v.kitchen, level: 'info', message: `event ${JSON.stringify({ type: 'event', ...event })}` })));
+      return;
+    }
+    // The SDKs declare capabilities, so the host adds zot's session_id, cwd and sequence.
+    const got = notes.map((note) => ({ ...note, message: JSON.parse(note.message.slice('event '.length)) as { sequence: number } }));
+    const zot = { session_id: expect.any(String), cwd: expect.any(String), sequence: expect.any(Number) };
+    expect(got).toEqual(events.map((event) => ({ extension: v.kitchen, level: 'info', message: { type: 'event', ...event, ...zot } })));
+    expect(got.map((note) => note.message.sequence - got[0]!.message.sequence)).toEqual(events.map((_, i) => i));
   });
 
   it('tool_call interception: block, rewrite, allow', { timeout: TEST_MS }, async () => {

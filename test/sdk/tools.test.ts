@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineExtension, image, text, toolError } from '../../src/sdk/index.js';
+import { defineExtension, image, markdown, text, toolError } from '../../src/sdk/index.js';
 import { gate } from '../helpers/wait.js';
 import { startWithTools, useFakeHosts } from './harness.js';
 
@@ -172,5 +172,24 @@ describe('tools', () => {
     expect(() => ext.tool('has space', {}, () => 'x')).toThrow(/1-64 characters/);
     expect(() => ext.tool('str', { schema: z.string() }, () => 'x')).toThrow(/must describe an object/);
     expect(() => ext.tool('date', { schema: z.object({ when: z.date() }) }, () => 'x')).toThrow(/cannot be expressed as JSON Schema/);
+  });
+});
+
+describe("zot's tool metadata and results (issue 30)", () => {
+  it('sends the metadata given (wire names, nothing else) and returns structured_content and markdown blocks', async () => {
+    const { host, registrations } = await withTools((ext) => {
+      ext.tool(
+        'forecast',
+        { description: 'Forecast', outputSchema: { type: 'object' }, namespace: 'weather', namespaceDescription: 'd', namespaceInstructions: 'i', exposure: 'codemode', replay: 'safe' },
+        () => ({ content: [markdown('## 16°C')], structuredContent: { celsius: 16 } }),
+      );
+      ext.tool('plain', {}, () => 'x');
+    });
+    expect(registrations).toEqual([
+      { type: 'register_tool', name: 'forecast', description: 'Forecast', schema: { type: 'object', properties: {} }, output_schema: { type: 'object' }, namespace: 'weather', namespace_description: 'd', namespace_instructions: 'i', exposure: 'codemode', replay: 'safe' },
+      { type: 'register_tool', name: 'plain', schema: { type: 'object', properties: {} } },
+    ]);
+    const result = await host.callTool('forecast', {});
+    expect(result).toEqual({ type: 'tool_result', id: result.id, content: [{ type: 'text', text: '## 16°C', format: 'markdown' }], structured_content: { celsius: 16 } });
   });
 });
