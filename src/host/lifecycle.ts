@@ -136,7 +136,7 @@ export function onExtensionExit(ctx: HostContext, ext: LoadedExtension, info: Ex
     return;
   }
   const status = info.signal !== null ? `signal ${info.signal}` : `code ${info.code}`;
-  const why = info.reason === 'exited' ? `exited with ${status}` : info.reason === 'stdout_closed' ? 'closed its stdout' : info.reason === 'frame_too_large' ? 'sent an oversized frame' : info.reason === 'stdin_blocked' ? 'stopped reading its stdin' : 'stopped';
+  const why = info.reason === 'exited' ? (info.status ?? `exited with ${status}`) : info.reason === 'stdout_closed' ? 'closed its stdout' : info.reason === 'frame_too_large' ? 'sent an oversized frame' : info.reason === 'stdin_blocked' ? 'stopped reading its stdin' : 'stopped';
   if (restartAfterCrash(ctx, ext, { why, exitCode: info.code, signal: info.signal })) {
     ctx.out.emit('extension:exit', exit);
     return;

@@ -66,7 +66,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   private opening: Promise<void> | undefined;
   private endReason: ExitInfo['reason'] | undefined;
   /** Set when the peer exits: how the connection ends once its last lines are read. */
-  private ending: { reason: ExitInfo['reason']; error: ExtensionHostError } | undefined;
+  private ending: { reason: ExitInfo['reason']; error: ExtensionHostError; status: string | undefined } | undefined;
   /** Holds lines while the frame schemas load; made for the first line that needs them. */
   private gate: CodecGate | undefined;
 
@@ -290,20 +290,23 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   }
 
   /** Internal (TransportWatcher). */
-  transportExit({ code, signal }: TransportExit): void {
+  transportExit({ code, signal, status: ended }: TransportExit): void {
     const status = signal !== null ? `signal ${signal}` : `code ${code}`;
+    // A remote peer's end in words; a process's exit status.
+    const how = ended ?? `exited with ${status}`;
     const reject = this.state === 'starting' ? this.helloWait?.end() : undefined;
     if (reject !== undefined) {
       this.state = 'stopping';
       void this.logFile.tail(5).then((lines) => {
-        const tail = lines.length > 0 ? ` Last stderr: ${lines.join(' | ')}.` : '';
-        reject(this.error(ErrorCode.EXITED_BEFORE_HELLO, `${this.name} exited with ${status} before sending hello.${tail} See ${this.logPath}`, undefined, code, signal));
+        // One stderr line a line, indented: a stack reads as a stack.
+        const tail = lines.length > 0 ? `\nLast stderr:\n${lines.map((l) => `  ${l}`).join('\n')}\n` : ' ';
+        reject(this.error(ErrorCode.EXITED_BEFORE_HELLO, `${this.name} ${how} before sending hello.${tail}See ${this.logPath}`, undefined, code, signal));
       });
     }
     const reason = this.endReason ?? (this.state === 'stopping' ? 'stopped' : 'exited');
-    const error = this.disconnected ?? this.error(ErrorCode.PROCESS_EXITED, `${this.name} exited with ${status}; see ${this.logPath}`, undefined, code, signal);
-    if (this.state === 'running') this.logLine(`exited with ${status}`);
-    this.ending = { reason, error };
+    const error = this.disconnected ?? this.error(ErrorCode.PROCESS_EXITED, `${this.name} ${how}; see ${this.logPath}`, undefined, code, signal);
+    if (this.state === 'running') this.logLine(how);
+    this.ending = { reason, error, status: ended };
   }
 
   private onPeerClosed({ code, signal }: TransportExit): void {
@@ -316,7 +319,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     }
     this.disconnected ??= ending.error;
     this.connection.rejectAll(ending.error);
-    this.finish({ code, signal, reason: ending.reason });
+    this.finish(ending.status === undefined ? { code, signal, reason: ending.reason } : { code, signal, reason: ending.reason, status: ending.status });
   }
 
   /** Ends the connection: pending requests settle with `error`; the process tree is stopped (internal: ConnectionOptions). */

@@ -55,6 +55,8 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** Why the connection ended. */
   reason: 'exited' | 'stdout_closed' | 'frame_too_large' | 'stdin_blocked' | 'stopped';
+  /** How a remote extension's connection ended, in words (`connection closed (1001 server shutting down)`); absent for a process. */
+  status?: string | undefined;
 }
 
 export interface ProcessDiagnostic {

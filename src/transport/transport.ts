@@ -6,6 +6,8 @@
 export interface TransportExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** How a peer that is not a local process ended, in words (WebSocket: `connection closed (1001 server shutting down)`). */
+  status?: string | undefined;
 }
 
 /**

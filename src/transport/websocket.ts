@@ -235,7 +235,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     clearTimeout(this.pongTimer);
     void this.options.log.write(`connection closed: code ${code}${reason !== '' ? ` (${reason.slice(0, 200)})` : ''}`);
     // Every message arrived before the close: its lines are delivered.
-    const exit: TransportExit = { code: null, signal: null };
+    const exit: TransportExit = { code: null, signal: null, status: `connection closed (${code}${reason !== '' ? ` ${reason.slice(0, 200)}` : ''})` };
     this.emit('exit', exit);
     this.resolveClosed();
     this.emit('close', exit);

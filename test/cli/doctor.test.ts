@@ -39,7 +39,7 @@ describe('doctor', { timeout: 30_000 }, () => {
     expect(out).toContain('    commands: /Weather\n    tools: weather, forecast (deferred), enable_forecast\n');
     expect(out).toContain(`    log: ${logOf('weather')}\n`);
     expect(out).toContain(
-      `✗ crash-before-hello (global) failed: crash-before-hello exited with code 3 before sending hello. Last stderr: boom: missing config. See ${logOf('crash-before-hello')}\n`,
+      `✗ crash-before-hello (global) failed: crash-before-hello exited with code 3 before sending hello.\nLast stderr:\n  boom: missing config\nSee ${logOf('crash-before-hello')}\n`,
     );
     expect(out).toMatch(/^✗ not-hello \(global\) failed: not-hello: the first frame must be hello.*$/m);
     expect(out).toMatch(/^✓ legacy 1\.0\.0 \(global\) auto-ready after \d+ ms \(no ready frame; went quiet\)$/m);

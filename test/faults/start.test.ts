@@ -7,7 +7,7 @@ import { expectGoneAfterStop, expectWarningNaming, expectWitnessAnswers, faultKi
 const faults = faultKit();
 
 describe.each([
-  ['crash-before-hello', 'EXITED_BEFORE_HELLO', /exited with code 3 before sending hello\. Last stderr: boom: missing config/],
+  ['crash-before-hello', 'EXITED_BEFORE_HELLO', /exited with code 3 before sending hello\.\nLast stderr:\n  boom: missing config\n/],
   ['not-hello', 'BAD_HELLO', /first frame must be hello, got "notify"/],
   ['silent', 'HELLO_TIMEOUT', /did not send hello within 1500 ms/],
   ['exec-missing', 'SPAWN_FAILED', /no-such-program/],

@@ -86,6 +86,21 @@ describe('a remote extension that fails', () => {
     expect(host.extensions()[0]).toMatchObject({ state: 'exited', pid: undefined, url: server.url });
   });
 
+  it('a server that closes the connection is reported with its close code and reason, not as an exit code', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: scripted('closing') });
+    const host = await started(server.url);
+    const connection = await server.connection();
+    const call = host.callTool('wait', {});
+    await connection.next('tool_call');
+    const exited = nextEvent(host, 'extension:state', (s) => s.state === 'exited');
+    connection.socket.close(1001, 'server shutting down');
+    const failure = (await call).failure;
+    expect(failure?.message).toContain('connection closed (1001 server shutting down)');
+    expect(failure?.message).not.toContain('code null');
+    await exited;
+    expect(host.extensions()[0]?.error?.message).toContain('connection closed (1001 server shutting down)');
+  });
+
   it('a silent network: no pong within the keep-alive timeout drops the connection', { timeout: TEST_MS }, async () => {
     const server = await peer({ autoPong: false, onConnection: scripted('silent') });
     const host = await started(server.url, { keepAlive: { intervalMs: 50, timeoutMs: 100 } });

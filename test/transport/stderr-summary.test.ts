@@ -54,7 +54,7 @@ describe('a Node extension that throws before hello', () => {
     const report = await host.start();
     const failure = report.failed[0]?.error;
     expect(failure?.code).toBe('EXITED_BEFORE_HELLO');
-    expect(failure?.message).toMatch(/Last stderr: Error: settings not found: \.\/settings\.json \| {5}at /);
+    expect(failure?.message).toMatch(/\nLast stderr:\n  Error: settings not found: \.\/settings\.json\n {6}at /);
     expect(failure?.message).not.toContain('throw new Error');
     expect(failure?.message).not.toContain('Node.js v');
   });
