@@ -150,8 +150,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     const { helloTimeout } = this;
     const timer = setTimeout(() => {
       this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
-    }, Math.max(1, helloTimeout - spent));
-    timer.unref();
+    }, Math.max(1, helloTimeout - spent)); // not unref'd: start() awaits it (an in-memory peer holds no handle)
     return result.then(
       (hello) => {
         clearTimeout(timer);
