@@ -4,7 +4,6 @@ import { EventEmitter } from 'eventemitter3';
 import { ErrorCode } from '../errors.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import type { ProcessDiagnostic } from '../process/extension-process.js';
-import { redact } from '../process/redact.js';
 import type { LoadedExtension } from './context.js';
 import type { HostCallbacks, HostDiagnostic, HostEvents, HostWarning } from './types.js';
 
@@ -95,8 +94,9 @@ export class Embedder {
     if (event !== undefined) this.emitRaw(event, [arg]);
   }
 
-  /** A 'warning' event and the `warning` callback. */
+  /** A 'warning' event and the `warning` callback (redacted like the extension's diagnostics). */
   warn(warning: HostWarning): void {
+    if (warning.extension !== undefined) warning.message = this.diagnostics.redact(warning.extension, warning.message);
     this.emitRaw('warning', [warning]);
     this.call('warning', warning);
   }
@@ -135,9 +135,15 @@ export class HostDiagnostics {
     return [...this.list];
   }
 
+  /** `text` without the secrets of the extension `name` (a loaded one); redact before any cut. */
+  redact(name: string | undefined, text: string): string {
+    const redactor = name === undefined ? undefined : this.byName.get(name)?.process.redactor;
+    return redactor === undefined || redactor.empty ? text : redactor.redact(text);
+  }
+
   /** Through the extension's limiter when it names a loaded one. */
   diagnose(d: HostDiagnostic, log = true): void {
-    d.message = boundedMessage(d.message);
+    d.message = boundedMessage(this.redact(d.extension, d.message));
     const ext = d.extension === undefined ? undefined : this.byName.get(d.extension);
     if (ext === undefined) this.record(d, log);
     else ext.diagnostics.report(d.code, d.message, { d, log });
@@ -145,9 +151,7 @@ export class HostDiagnostics {
 
   /** Kept, logged (when `log`) and emitted, without a limiter. */
   record(d: HostDiagnostic, log: boolean): void {
-    d.message = boundedMessage(d.message);
-    const secrets = d.extension === undefined ? undefined : this.byName.get(d.extension)?.security.secrets;
-    if (secrets !== undefined && secrets.length > 0) d.message = redact(d.message, secrets);
+    d.message = boundedMessage(this.redact(d.extension, d.message));
     if (d.extension !== undefined && d.logPath === undefined) {
       const logPath = this.byName.get(d.extension)?.logPath;
       if (logPath !== undefined) d.logPath = logPath;

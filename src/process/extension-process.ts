@@ -5,7 +5,7 @@ import { Connection, type ConnectionOptions } from '../connection/connection.js'
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
-import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
+import { decodeLine, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
@@ -212,14 +212,28 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
       return;
     }
     this.stats.badLines++;
+    const message = this.problemMessage(problem, line);
     if (problem.kind === 'invalid' && problem.id !== undefined && this.connection.has(problem.id)) {
-      this.connection.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
+      this.connection.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${message}`));
     } else if (this.state === 'starting' && problem.kind !== 'not_json') {
-      this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${problem.message}; see ${this.logPath}`));
+      this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${message}; see ${this.logPath}`));
       return;
     }
     const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
-    this.diagnose(code, problem.message);
+    this.diagnose(code, message);
+  }
+
+  /**
+   * What the problem says, quoting the line. The quote is cut (a preview, a field's first
+   * characters): a line holding a secret is redacted whole first and the problem worded again, so
+   * that the cut never leaves a piece of a secret.
+   */
+  private problemMessage(problem: LineProblem['problem'], line: string): string {
+    const { redactor } = this;
+    if (redactor.empty || !redactor.finds(line)) return problem.message;
+    const redacted = redactor.redact(line);
+    const again = decodeLine(redacted, this.gate?.codec);
+    return isLineProblem(again) ? again.problem.message : `${problem.kind.replace('_', ' ')}: ${preview(redacted)}`;
   }
 
   private onFrame(frame: ExtensionFrame): void {

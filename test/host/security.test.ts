@@ -107,6 +107,24 @@ describe('environment policy', { timeout: 30_000 }, () => {
     await host.stop();
     expect(readFileSync(logPath, 'utf8')).not.toContain(TOKEN);
   });
+
+  it('a quoted line is redacted before it is cut: no piece of a secret is left at the cut', async () => {
+    const { host } = await envOf({ env: 'minimal', envAllow: ['ZOT_TEST_*'] });
+    const events: string[] = [];
+    host.on('diagnostic', (d) => events.push(d.message));
+    // The line is 105 `x` and the token: the quote of it is cut at 120 characters, inside the token.
+    await host.runCommand('/leak-line');
+    await host.runCommand('/leak-line');
+    const notJson = host.diagnostics().filter((d) => d.code === 'NOT_JSON');
+    expect(notJson).toHaveLength(2);
+    expect(notJson[0]!.message).toContain(`${'x'.repeat(105)}***`);
+    const logPath = host.extensions()[0]!.logPath;
+    await host.stop();
+    const piece = TOKEN.slice(0, 8);
+    expect(JSON.stringify(host.diagnostics())).not.toContain(piece);
+    expect(JSON.stringify(events)).not.toContain(piece);
+    expect(readFileSync(logPath, 'utf8')).not.toContain(piece);
+  });
 });
 
 describe('docs/security.md examples', { timeout: 30_000 }, () => {

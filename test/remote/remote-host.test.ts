@@ -78,6 +78,33 @@ describe('a url manifest', () => {
     expect(readFileSync(logPath, 'utf8')).not.toContain('s3cret');
   });
 
+  it("a header secret never appears in diagnostics, 'diagnostic' events, warnings or the log, not even a piece of it at a cut", { timeout: TEST_MS }, async () => {
+    const token = 'Bearer s3cret-remote-token-0123456789';
+    const server = await peer({ onConnection: (c) => void c.hello('leaky', [{ type: 'ready' }]) });
+    const dir = urlManifest({ name: 'leaky', url: server.url, headers: { Authorization: 'env:ZOT_TEST_REMOTE_AUTH' } });
+    const { host, report, rec } = await kit.start({ explicit: [dir], env: { ...process.env, ZOT_TEST_REMOTE_AUTH: token } });
+    expect(report.failed).toEqual([]);
+    const events: string[] = [];
+    host.on('diagnostic', (d) => events.push(d.message));
+    const connection = await server.connection();
+    // The quote of a bad line is cut at 120 characters: here inside the secret.
+    connection.send(`${'x'.repeat(105)}${token}`);
+    connection.send({ type: 'mystery', echo: token });
+    connection.send({ type: 'notify', level: `level-${token}`, message: 'bad level' });
+    // Six NOT_JSON lines: the fifth is the last in full, the sixth goes into the summary's quote.
+    for (let i = 0; i < 6; i++) connection.send(`${'y'.repeat(150 + i)}${token}`);
+    connection.send({ type: 'notify', level: 'info', message: 'after the bad lines' });
+    await rec.waitFor('notify', (n) => n.message === 'after the bad lines');
+    const logPath = host.extensions()[0]!.logPath;
+    await host.stop();
+    const shown = [JSON.stringify(host.diagnostics()), JSON.stringify(events), JSON.stringify(rec.of('warning')), readFileSync(logPath, 'utf8')];
+    expect(host.diagnostics().map((d) => d.code)).toEqual(expect.arrayContaining(['NOT_JSON', 'UNKNOWN_TYPE', 'UNKNOWN_LEVEL']));
+    expect(events.length).toBeGreaterThanOrEqual(7);
+    // Not the secret, nor any 8 characters of it.
+    for (const text of shown) for (let at = 0; at + 8 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 8));
+    expect(shown[0]).toContain('***');
+  });
+
   it('a missing header variable fails the start with a diagnostic naming the extension and the variable', { timeout: TEST_MS }, async () => {
     const server = await peer({ onConnection: serveExtension(createKitchen) });
     const dir = urlManifest({ name: 'needs-auth', url: server.url, headers: { Authorization: 'env:ZOT_TEST_UNSET_VAR' } });
