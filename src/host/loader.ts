@@ -5,6 +5,7 @@ import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { looksLikeUrl, redactUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
 import { ExtensionProcess, type Launch } from '../process/extension-process.js';
 import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
@@ -214,7 +215,7 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
 
 /** The explicit paths, then (unless `discover: false`) the project and the global root, absolute. */
 function searchedDirs(discovery: ManifestDiscovery): string[] {
-  return [...discovery.explicit, ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
+  return [...discovery.explicit.map((p) => (looksLikeUrl(p) ? redactUrl(p) : p)), ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
 }
 
 function noExtensions(searched: readonly string[]): HostDiagnostic {

@@ -3,7 +3,9 @@
 import { EventEmitter } from 'eventemitter3';
 import { ErrorCode } from '../errors.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import { redactUrlsIn } from '../manifest/remote.js';
 import type { ProcessDiagnostic } from '../process/extension-process.js';
+import { NO_SECRETS } from '../process/redact.js';
 import type { LoadedExtension } from './context.js';
 import type { HostCallbacks, HostDiagnostic, HostEvents, HostWarning } from './types.js';
 
@@ -135,10 +137,9 @@ export class HostDiagnostics {
     return [...this.list];
   }
 
-  /** `text` without the secrets of the extension `name` (a loaded one); redact before any cut. */
+  /** `text` without the secrets of the extension `name` (a loaded one) and URL credentials; redact before any cut. */
   redact(name: string | undefined, text: string): string {
-    const redactor = name === undefined ? undefined : this.byName.get(name)?.process.redactor;
-    return redactor === undefined || redactor.empty ? text : redactor.redact(text);
+    return ((name === undefined ? undefined : this.byName.get(name)?.process.redactor) ?? NO_SECRETS).redact(text);
   }
 
   /** Through the extension's limiter when it names a loaded one. */
@@ -166,7 +167,7 @@ export class HostDiagnostics {
    * loaded may share its name with one that was.
    */
   unattached(d: HostDiagnostic): void {
-    d.message = boundedMessage(d.message);
+    d.message = boundedMessage(redactUrlsIn(d.message));
     this.keep(d);
     this.emit(d);
   }

@@ -230,7 +230,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
    */
   private problemMessage(problem: LineProblem['problem'], line: string): string {
     const { redactor } = this;
-    if (redactor.empty || !redactor.finds(line)) return problem.message;
+    if (!redactor.finds(line)) return problem.message;
     const redacted = redactor.redact(line);
     const again = decodeLine(redacted, this.gate?.codec);
     return isLineProblem(again) ? again.problem.message : `${problem.kind.replace('_', ' ')}: ${preview(redacted)}`;

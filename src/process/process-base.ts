@@ -28,7 +28,7 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
     this.dir = options.dir;
     const redactor = (this.redactor = options.secrets === undefined || options.secrets.length === 0 ? NO_SECRETS : new Redactor(options.secrets));
     this.logPath = logPathFor(options.logDir, options.name);
-    this.logFile = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes, redact: redactor.empty ? undefined : (text) => redactor.redact(text) });
+    this.logFile = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes, redact: (text) => redactor.redact(text) });
   }
 
   /** Resolves once every `[host]` line logged so far is in the log file. */

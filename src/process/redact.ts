@@ -1,7 +1,9 @@
 // The one redaction of an extension's secrets (its declared environment values and its remote
-// headers' `env:NAME` values, see host/security.ts), applied to everything the host shows about it:
+// headers' `env:NAME` values, see host/security.ts) and of the credentials of any URL, applied to
+// everything the host shows about it:
 // its `[host]` log lines, its diagnostics, the warnings and errors that name it. It runs before any
 // cut: text is redacted whole, then shortened, so that no prefix of a secret is left at a cut.
+import { hasUrlCredentials, redactUrlsIn } from '../manifest/remote.js';
 
 /** Shorter values are not treated as secrets (replacing every `a` of a message hides nothing). */
 export const MIN_SECRET_LENGTH = 4;
@@ -22,24 +24,19 @@ export class Redactor {
     this.forms = [...forms].sort((a, b) => b.length - a.length);
   }
 
-  /** It has nothing to redact. */
-  get empty(): boolean {
-    return this.forms.length === 0;
-  }
-
-  /** Whether `text` holds a secret. */
+  /** Whether `text` holds a secret or a URL with credentials. */
   finds(text: string): boolean {
     for (const form of this.forms) if (text.includes(form)) return true;
-    return false;
+    return hasUrlCredentials(text);
   }
 
-  /** `text` with every secret replaced by `***`. */
+  /** `text` with every secret, and the user name and password of every URL, replaced by `***`. */
   redact(text: string): string {
     let out = text;
     for (const form of this.forms) if (out.includes(form)) out = out.replaceAll(form, MASK);
-    return out;
+    return redactUrlsIn(out);
   }
 }
 
-/** Redacts nothing (an extension without secrets). */
+/** An extension without secrets (URL credentials are still masked). */
 export const NO_SECRETS = new Redactor([]);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
 import { constructionError, hostKit, textOf } from '../helpers/host.js';
 import { waitUntil } from '../helpers/wait.js';
-import { serveExtension, startWsPeer, type WsPeer } from '../helpers/ws-peer.js';
+import { closedPort, serveExtension, startWsPeer, type WsPeer } from '../helpers/ws-peer.js';
 
 const TEST_MS = 15_000;
 const kit = hostKit();
@@ -103,6 +103,23 @@ describe('a url manifest', () => {
     // Not the secret, nor any 8 characters of it.
     for (const text of shown) for (let at = 0; at + 8 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 8));
     expect(shown[0]).toContain('***');
+  });
+
+  it('credentials in a URL are masked wherever it is shown: searched, extensions(), diagnostics, warnings, errors, the log', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: serveExtension(createKitchen) });
+    const withCredentials = server.url.replace('ws://', 'ws://alice:pw-s3cret@');
+    const unreachable = `ws://bob:pw-s3cret@127.0.0.1:${await closedPort()}/gone`;
+    const { host, report, rec } = await kit.start({ explicit: [withCredentials, unreachable] });
+    expect(report.loaded).toHaveLength(1);
+    expect(report.failed).toHaveLength(1);
+    expect(report.searched).toEqual([server.url.replace('ws://', 'ws://***:***@'), unreachable.replace('bob:pw-s3cret', '***:***')]);
+    const logs = host.extensions().map((e) => e.logPath);
+    await host.stop();
+    const shown = [JSON.stringify(report), JSON.stringify(host.extensions()), JSON.stringify(host.diagnostics()), JSON.stringify(rec.of('warning')), ...logs.map((l) => readFileSync(l, 'utf8'))];
+    for (const text of shown) {
+      expect(text).not.toContain('pw-s3cret');
+      expect(text).not.toMatch(/alice|bob/);
+    }
   });
 
   it('a missing header variable fails the start with a diagnostic naming the extension and the variable', { timeout: TEST_MS }, async () => {
