@@ -17,7 +17,7 @@ import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostConte
 import { becomeReady, newSlot, processHelloTimeout, restartAttemptFailed, startBound } from './lifecycle.js';
 import { fromDiscovery, reportRefusedManifests } from './outlet.js';
 import { closeAllPanels } from './panels.js';
-import { headerEnv, headerSecrets, securityFor } from './security.js';
+import { headerSecrets, securityFor } from './security.js';
 import type { HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
@@ -83,8 +83,9 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const { options, timeouts } = ctx;
   slot ??= newSlot(ctx, spec);
   const security = securityFor(ctx, spec);
-  // Where a remote extension's header variables come from (read again at every connect).
-  const remoteEnv = spec.url !== undefined ? headerEnv(ctx) : undefined;
+  // Where a remote extension's header variables come from: its environment under the env policy
+  // (the host's own without one; read again at every connect).
+  const remoteEnv = spec.url !== undefined ? (security.env ?? process.env) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,

@@ -109,6 +109,16 @@ export function headerVariable(value: string): string | undefined {
   return ref !== null && ENV_NAME.test(ref[1]!) ? ref[1] : undefined;
 }
 
+/** The variables of a manifest's `env:NAME` header values, in order. */
+export function headerVariables(headers: Readonly<Record<string, string>> | undefined): string[] {
+  const out: string[] = [];
+  for (const value of Object.values(headers ?? {})) {
+    const variable = headerVariable(value);
+    if (variable !== undefined && !out.includes(variable)) out.push(variable);
+  }
+  return out;
+}
+
 export type ResolvedHeaders =
   | { ok: true; headers: Record<string, string>; secrets: string[] }
   | { ok: false; header: string; variable: string; problem: string };

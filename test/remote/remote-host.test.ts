@@ -122,6 +122,36 @@ describe('a url manifest', () => {
     }
   });
 
+  it("env:NAME headers obey the env policy: under 'minimal' only what envAllow allows (or envByExtension sets) is sent", { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: (c) => void c.hello('exporter', [{ type: 'ready' }]) });
+    const dir = urlManifest({ name: 'exporter', url: server.url, headers: { 'X-Key': 'env:ZOT_TEST_HOST_API_KEY' } });
+    const saved = process.env.ZOT_TEST_HOST_API_KEY;
+    process.env.ZOT_TEST_HOST_API_KEY = 'sk-host-key-not-for-remotes';
+    try {
+      const refused = await kit.start({ explicit: [dir], env: 'minimal', envAllow: [] });
+      expect(refused.report.failed).toHaveLength(1);
+      expect(refused.report.failed[0]!.error).toMatchObject({ code: 'SPAWN_FAILED', extension: 'exporter' });
+      expect(refused.report.failed[0]!.error.message).toContain('header X-Key is env:ZOT_TEST_HOST_API_KEY');
+      const missing = refused.host.diagnostics().find((d) => d.code === 'ENV_MISSING');
+      expect(missing?.message).toBe("exporter: header X-Key is env:ZOT_TEST_HOST_API_KEY, not passed: env is 'minimal' and envAllow does not list it");
+      expect(server.connections).toHaveLength(0);
+      await refused.host.stop();
+
+      const allowed = await kit.start({ explicit: [dir], env: 'minimal', envAllow: ['ZOT_TEST_HOST_*'] });
+      expect(allowed.report.failed).toEqual([]);
+      expect((await server.connection(0)).headers['x-key']).toBe('sk-host-key-not-for-remotes');
+      await allowed.host.stop();
+
+      const set = await kit.start({ explicit: [dir], env: 'minimal', envByExtension: { exporter: { ZOT_TEST_HOST_API_KEY: 'per-extension-value' } } });
+      expect(set.report.failed).toEqual([]);
+      expect((await server.connection(1)).headers['x-key']).toBe('per-extension-value');
+      await set.host.stop();
+    } finally {
+      if (saved === undefined) delete process.env.ZOT_TEST_HOST_API_KEY;
+      else process.env.ZOT_TEST_HOST_API_KEY = saved;
+    }
+  });
+
   it('a missing header variable fails the start with a diagnostic naming the extension and the variable', { timeout: TEST_MS }, async () => {
     const server = await peer({ onConnection: serveExtension(createKitchen) });
     const dir = urlManifest({ name: 'needs-auth', url: server.url, headers: { Authorization: 'env:ZOT_TEST_UNSET_VAR' } });
