@@ -181,7 +181,7 @@ export class HostDiagnostics {
   /** A diagnostic of `ext`'s process, already limited (and logged) there. */
   fromProcess(ext: LoadedExtension, d: ProcessDiagnostic): void {
     if (this.byName.get(ext.name) !== ext) return;
-    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' || d.code === 'STDIN_WRITE_FAILED' ? 'error' : 'warning';
+    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'BINARY_MESSAGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' || d.code === 'STDIN_WRITE_FAILED' ? 'error' : 'warning';
     this.record({ code: d.code, message: `${d.message} (log: ${d.logPath})`, extension: ext.name, logPath: d.logPath, severity }, false);
   }
 }

@@ -290,7 +290,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     if (ending.diagnostic !== undefined) this.diagnose(ending.diagnostic.code, ending.diagnostic.message);
     // A start that failed ends with the transport's close; during the handshake, the handshake fails.
     if (fault.kind === 'failed' || this.state === 'starting') this.failEarly(ending.error);
-    else this.disconnect(ending.error, ending.reason);
+    else this.disconnect(ending.error, ending.reason, ending.closing !== true);
   }
 
   /** Internal (TransportWatcher). */
@@ -323,15 +323,16 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     this.finish({ code, signal, reason: ending.reason });
   }
 
-  /** Ends the connection: pending requests settle with `error`; the process tree is stopped (internal: ConnectionOptions). */
-  disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void {
+  /** Ends the connection: pending requests settle with `error`; the process tree is stopped unless `force` is false (internal: ConnectionOptions). */
+  disconnect(error: ExtensionHostError, reason: ExitInfo['reason'], force = true): void {
     if (this.disconnected !== undefined) return;
     this.disconnected = error;
     this.endReason = reason;
     this.state = 'stopping';
     this.logLine(error.message);
     this.connection.rejectAll(error);
-    void this.transport.terminate();
+    // Not forced when the transport is closing the connection itself.
+    if (force) void this.transport.terminate();
   }
 
   private finish(info: ExitInfo): void {
