@@ -1,6 +1,7 @@
 // ExtensionHost options checked once, at construction: a wrong type or an out-of-range value is a
 // typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { nameKey } from '../manifest/limits.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { ExtensionHostOptions, HostTimeouts, InterceptPolicy } from './types.js';
 
@@ -156,6 +157,7 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
       if (expected !== undefined) throw invalid(`restart.${key}`, expected, value);
     }
   }
+  for (const [option, table] of byNameOptions(options)) sameNameKeys(option, table);
   const policies = options.interceptPolicy as Record<string, unknown> | undefined;
   if (policies !== undefined) {
     for (const [name, policy] of Object.entries(policies)) {
@@ -169,9 +171,50 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
   }
 }
 
-/** The policy for one extension: own keys only (an extension named `constructor` or `__proto__` gets none by accident). */
+// ---------------------------------------------------------------------------------------------
+// Options keyed by extension name (`permissions.byExtension`, `envByExtension`, `interceptPolicy`):
+// a key names the extension whose name is the same by discovery's identity rule (NFC + case
+// folding, manifest/limits.ts nameKey), so a policy for `guard` applies to a manifest named `Guard`.
+// ---------------------------------------------------------------------------------------------
+
+/** Every option keyed by extension name, as [its name in messages, the table]. */
+function byNameOptions(options: Record<string, unknown>): [string, unknown][] {
+  const permissions = options.permissions;
+  return [
+    ['permissions.byExtension', isObject(permissions) ? permissions.byExtension : undefined],
+    ['envByExtension', options.envByExtension],
+    ['interceptPolicy', options.interceptPolicy],
+  ];
+}
+
+/** Two keys of one table that name the same extension are a contradiction: INVALID_OPTIONS. */
+function sameNameKeys(option: string, table: unknown): void {
+  if (!isObject(table)) return;
+  const seen = new Map<string, string>();
+  for (const key of Object.keys(table)) {
+    const other = seen.get(nameKey(key));
+    if (other !== undefined) {
+      throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} has the keys ${JSON.stringify(other)} and ${JSON.stringify(key)}, which name the same extension (names are compared after NFC normalisation and case folding); keep one`);
+    }
+    seen.set(nameKey(key), key);
+  }
+}
+
+/**
+ * What `table` holds for the extension `name`: its own key of the same name by the identity rule
+ * (own keys only: an extension named `constructor` or `__proto__` gets nothing by accident).
+ */
+export function forExtension<T>(table: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  if (table === undefined) return undefined;
+  if (Object.hasOwn(table, name)) return table[name];
+  const key = nameKey(name);
+  for (const own of Object.keys(table)) if (nameKey(own) === key) return table[own];
+  return undefined;
+}
+
+/** The policy for one extension (see forExtension). */
 export function policyFor(policies: ExtensionHostOptions['interceptPolicy'], name: string): InterceptPolicy | undefined {
-  const policy = policies !== undefined && Object.hasOwn(policies, name) ? policies[name] : undefined;
+  const policy = forExtension(policies, name);
   const onFailure = policy?.onFailure;
   return onFailure === 'allow' || onFailure === 'block' ? { onFailure } : undefined;
 }

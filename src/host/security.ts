@@ -4,6 +4,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { headerVariable, headerVariables, resolveHeaders } from '../manifest/remote.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
+import { forExtension } from './options.js';
 import type { EnvOption, HostDiagnostic, PermissionPolicy, Scope } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ function meet(a: true | ReadonlySet<string>, b: true | ReadonlySet<string>): tru
  * it requests anything. Never more than the policy.
  */
 export function grantFor(policy: PermissionPolicy | undefined, name: string, requested?: readonly string[] | undefined): GrantedScope {
-  const own = policy?.byExtension !== undefined && Object.hasOwn(policy.byExtension, name) ? policy.byExtension[name]! : policy?.default;
+  const own = forExtension(policy?.byExtension, name) ?? policy?.default;
   const allowed = own === undefined ? ALL : grantedOf(own);
   if (requested === undefined) return allowed;
   const asked = requestedScope(requested);
@@ -260,7 +261,7 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
     option: options.env,
     allow: options.envAllow,
     declared: headerVars.length === 0 ? declared : [...declared, ...headerVars.filter((n) => !declared.includes(n))],
-    set: byExtension !== undefined && Object.hasOwn(byExtension, spec.name) ? byExtension[spec.name] : undefined,
+    set: forExtension(byExtension, spec.name),
   });
   for (const m of result.missing) {
     const why = m.reason === 'not_allowed' ? `not passed: env is 'minimal' and envAllow does not list it` : 'not set in the host environment';
