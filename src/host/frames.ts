@@ -157,7 +157,12 @@ const TYPE_EVENT = { type: 'event' } as const;
  * extension that subscribed to it, in load order, without waiting. Returns how many it was sent to.
  */
 export function sendEvent(ctx: HostContext, event: object): number {
-  const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
+  let frame: Record<string, unknown>;
+  try {
+    frame = Object.assign({ type: 'event' }, event, TYPE_EVENT);
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, 'emit: the event could not be read (a getter or a Proxy trap threw)', { cause: err });
+  }
   const problem = eventProblem(frame);
   if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
   const targets = ctx.loaded.filter((ext) => ext.state === 'ready' && ext.events.has(frame.event as string));

@@ -11,7 +11,7 @@ import { routeFrame, sendEvent } from './frames.js';
 import { InterceptWarnings, extensionSteps } from './interceptors.js';
 import { onExtensionExit, restartByHand } from './lifecycle.js';
 import { loadExtensions, respawnExtension, startReport, unloadExtensions } from './loader.js';
-import { DEFAULT_TIMEOUTS, timeoutsOf, validateOptions } from './options.js';
+import { DEFAULT_TIMEOUTS, modelInput, timeoutsOf, validateOptions } from './options.js';
 import { Embedder, HostDiagnostics } from './outlet.js';
 import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.js';
 import { announceTools, listCommands, listTools } from './registrations.js';
@@ -217,8 +217,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Changes the provider/model sent in before_agent_start (and to extensions started later); invalidates the system prompt. */
   setModel(model: { provider?: string | undefined; model?: string | undefined }): void {
-    if (model.provider !== undefined) this.ctx.provider = model.provider;
-    if (model.model !== undefined) this.ctx.model = model.model;
+    const { provider, model: name } = modelInput(model);
+    if (provider !== undefined) this.ctx.provider = provider;
+    if (name !== undefined) this.ctx.model = name;
     this.ctx.preparer.invalidate();
   }
 

@@ -108,10 +108,11 @@ const RESTART_CHECKS: Readonly<Record<string, Check>> = {
 };
 
 function invalid(option: string, expected: string, value: unknown): ExtensionHostError {
-  return new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} must be ${expected}, got ${describe(value)}`);
+  return new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} must be ${expected}, got ${describeValue(value)}`);
 }
 
-function describe(value: unknown): string {
+/** A value in a message, without calling anything of it (no toString, no getter). */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
   if (Array.isArray(value)) return 'an array';
@@ -152,7 +153,7 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
     for (const [key, value] of Object.entries(restart)) {
       const check = Object.hasOwn(RESTART_CHECKS, key) ? RESTART_CHECKS[key] : undefined;
       // A misspelt field would silently mean its default.
-      if (check === undefined) throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option restart has an unknown field ${describe(key)} (known: ${Object.keys(RESTART_CHECKS).join(', ')})`);
+      if (check === undefined) throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option restart has an unknown field ${describeValue(key)} (known: ${Object.keys(RESTART_CHECKS).join(', ')})`);
       const expected = value === undefined ? undefined : check(value);
       if (expected !== undefined) throw invalid(`restart.${key}`, expected, value);
     }
@@ -217,4 +218,19 @@ export function policyFor(policies: ExtensionHostOptions['interceptPolicy'], nam
   const policy = forExtension(policies, name);
   const onFailure = policy?.onFailure;
   return onFailure === 'allow' || onFailure === 'block' ? { onFailure } : undefined;
+}
+
+/** setModel's argument read once: `provider` and `model` strings or undefined, anything else INVALID_ARGUMENT. */
+export function modelInput(value: unknown): { provider: string | undefined; model: string | undefined } {
+  if (typeof value !== 'object' || value === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `setModel: the argument must be { provider?, model? }, got ${describeValue(value)}`);
+  let read: { provider: unknown; model: unknown };
+  try {
+    read = { provider: (value as { provider?: unknown }).provider, model: (value as { model?: unknown }).model };
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, 'setModel: the argument could not be read', { cause: err });
+  }
+  for (const key of ['provider', 'model'] as const) {
+    if (read[key] !== undefined && typeof read[key] !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `setModel: ${key} must be a string, got ${describeValue(read[key])}`);
+  }
+  return read as { provider: string | undefined; model: string | undefined };
 }
