@@ -5,6 +5,7 @@ import { EventEmitter } from 'eventemitter3';
 import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
+import { nameKey } from '../manifest/limits.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
@@ -89,7 +90,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       loaded: [],
       byName,
       searched: [],
-      commandRegistry: new Registry((name) => name.toLowerCase(), new Set((options.builtinCommands ?? []).map((name) => name.toLowerCase()))),
+      commandRegistry: new Registry(nameKey, new Set((options.builtinCommands ?? []).map(nameKey))),
       toolRegistry: new Registry((name) => name, new Set(options.builtinTools ?? DEFAULT_BUILTIN_TOOLS)),
       activated: new Set(),
       panels: new Map(),
