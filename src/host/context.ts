@@ -239,6 +239,8 @@ export class LoadedExtension implements ProcessWatcher {
   flushDiagnostics(): void {
     this.rates?.submit?.flush();
     this.rates?.notify?.flush();
+    this.rates?.clearNotes?.flush();
+    this.rates?.panelRender?.end();
     this.limiter?.flush();
   }
 
