@@ -158,8 +158,9 @@ function commandInput(input: unknown): { name: string; args: string } {
   if (typeof input !== 'object' || input === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand: the input must be "/name args" or { name, args? }, got ${describeValue(input)}`);
   const { name, args } = read('runCommand: the input', () => ({ name: (input as { name?: unknown }).name, args: (input as { args?: unknown }).args }));
   if (typeof name !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand: the command name must be a string, got ${describeValue(name)}`);
-  if (args !== undefined && typeof args !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand /${name}: args must be a string, got ${describeValue(args)}`);
-  return { name: name.replace(/^\//, ''), args: (args ?? '').trim() };
+  // A number or boolean is taken as its text (as before); a Symbol or an object is no text.
+  if (args !== undefined && !['string', 'number', 'boolean', 'bigint'].includes(typeof args)) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand /${name}: args must be a string, got ${describeValue(args)}`);
+  return { name: name.replace(/^\//, ''), args: String(args ?? '').trim() };
 }
 
 /**

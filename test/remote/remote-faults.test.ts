@@ -65,10 +65,10 @@ describe('a remote extension that fails', () => {
     expect(await call).toMatchObject({ isError: true, failure: { code: 'PROCESS_EXITED' } });
     expect(await connection.closed).toEqual({ code: 1003, reason: 'binary messages are not accepted' });
     const name = `127.0.0.1-${server.port}-ext`;
-    const log = readFileSync(host.extensions()[0]!.logPath, 'utf8');
-    expect(log).toContain(`${name} sent a binary message (`);
-    expect(log).toContain('the protocol is one text message per frame: closing the connection with 1003');
     await exited;
+    const logPath = host.extensions()[0]!.logPath;
+    await waitUntil('the binary message in the log', () => readFileSync(logPath, 'utf8').includes('the protocol is one text message per frame: closing the connection with 1003'));
+    expect(readFileSync(logPath, 'utf8')).toContain(`${name} sent a binary message (`);
     expect(host.tools()).toEqual([]);
   });
 
