@@ -106,6 +106,15 @@ export function toHostError(
   options: ExtensionHostErrorOptions = {},
 ): ExtensionHostError {
   if (value instanceof ExtensionHostError) return value;
-  const message = value instanceof Error ? value.message : String(value);
+  const message = value instanceof Error ? value.message : shown(value);
   return new ExtensionHostError(fallback, message, { ...options, cause: value });
+}
+
+/** `String(value)`, or what it is when that throws (a Symbol converts, an object's toString may throw). */
+function shown(value: unknown): string {
+  try {
+    return typeof value === 'symbol' ? value.toString() : String(value);
+  } catch {
+    return `a ${typeof value} that cannot be shown`;
+  }
 }

@@ -1,6 +1,7 @@
 // The embedder's calls into extensions: callTool and runCommand (their checks, the request, the
 // answer as a result or an outcome), and the progress extensions report for them.
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
+import { describeValue } from './options.js';
 import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
 import type { CommandResponseFrame, ImageBlock, ProgressFrame, ResultBlock, TextBlock, ToolResultFrame } from '../protocol/frames.js';
 import { mapResponse, restartingError, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
@@ -10,7 +11,16 @@ import { panelRefusal, permits } from './security.js';
 import type { CallProgress, CommandOutcome, HostCallOptions, PanelView, ToolContent, ToolProgress, ToolResult } from './types.js';
 
 /** ExtensionHost.callTool: always resolves, failures as `isError: true` with a typed `failure`. */
-export function callTool(ctx: HostContext, name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
+export function callTool(ctx: HostContext, name: string, args: Record<string, unknown>, given?: HostCallOptions): Promise<ToolResult> {
+  // From JavaScript anything may come: a typed result, never a throw (a Symbol, a throwing getter).
+  if (typeof name !== 'string') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `callTool: the tool name must be a string, got ${describeValue(name)}`), undefined));
+  let checked: HostCallOptions | undefined;
+  try {
+    checked = callOptions(`tool ${name}`, given);
+  } catch (err) {
+    return Promise.resolve(failedResult(toHostError(err, ErrorCode.INVALID_ARGUMENT), undefined));
+  }
+  const options = checked;
   if (ctx.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`), undefined));
   const registration = ctx.toolRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
@@ -180,18 +190,9 @@ function toolContent(blocks: readonly ResultBlock[] | undefined): { content: Too
 // ---------------------------------------------------------------------------------------------
 
 /** ExtensionHost.runCommand: dispatches to the owning extension and applies its answer. */
-export async function runCommand(ctx: HostContext, input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
-  let name: string;
-  let args: string;
-  if (typeof input === 'string') {
-    const text = input.trimStart().replace(/^\//, '');
-    const space = text.search(/\s/);
-    name = space === -1 ? text : text.slice(0, space);
-    args = space === -1 ? '' : text.slice(space).trim();
-  } else {
-    name = input.name.replace(/^\//, '');
-    args = String(input.args ?? '').trim();
-  }
+export async function runCommand(ctx: HostContext, input: string | { name: string; args?: string | undefined }, given: HostCallOptions = {}): Promise<CommandOutcome> {
+  const { name, args } = commandInput(input);
+  const options = callOptions(`/${name}`, given) ?? {};
   const registration = ctx.commandRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
   if (registration === undefined || ext === undefined || (ext.state !== 'ready' && !ext.restarting)) return { handled: false, name, args };
@@ -209,6 +210,50 @@ export async function runCommand(ctx: HostContext, input: string | { name: strin
     return { ...base, action: 'noop', failure };
   }
   return applyCommandResponse(ctx, ext, command, args, response);
+}
+
+/** `/name args` or `{ name, args }` as name and args; anything else is INVALID_ARGUMENT. */
+function commandInput(input: unknown): { name: string; args: string } {
+  if (typeof input === 'string') {
+    const text = input.trimStart().replace(/^\//, '');
+    const space = text.search(/\s/);
+    return { name: space === -1 ? text : text.slice(0, space), args: space === -1 ? '' : text.slice(space).trim() };
+  }
+  if (typeof input !== 'object' || input === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand: the input must be "/name args" or { name, args? }, got ${describeValue(input)}`);
+  const { name, args } = read('runCommand: the input', () => ({ name: (input as { name?: unknown }).name, args: (input as { args?: unknown }).args }));
+  if (typeof name !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand: the command name must be a string, got ${describeValue(name)}`);
+  // A number or boolean is taken as its text (as before); a Symbol or an object is no text.
+  if (args !== undefined && !['string', 'number', 'boolean', 'bigint'].includes(typeof args)) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `runCommand /${name}: args must be a string, got ${describeValue(args)}`);
+  return { name: name.replace(/^\//, ''), args: String(args ?? '').trim() };
+}
+
+/**
+ * The embedder's call options read once into a plain object: what is not an object, or whose
+ * getters (or a Proxy's traps) throw, is INVALID_ARGUMENT, never a TypeError later.
+ */
+function callOptions(what: string, options: unknown): HostCallOptions | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${what}: options must be an object, got ${describeValue(options)}`);
+  return read(`${what}: options`, () => {
+    const o = options as HostCallOptions;
+    const out: HostCallOptions = {};
+    for (const key of CALL_OPTION_KEYS) {
+      const value = o[key];
+      if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+    }
+    return out;
+  });
+}
+
+const CALL_OPTION_KEYS = ['signal', 'timeoutMs', 'onProgress', 'resetTimeoutOnProgress', 'maxTotalTimeoutMs', 'toolCallId'] as const satisfies readonly (keyof HostCallOptions)[];
+
+/** `get()` of an embedder's value; a getter or trap that throws is INVALID_ARGUMENT. */
+function read<T>(what: string, get: () => T): T {
+  try {
+    return get();
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${what} could not be read: ${err instanceof Error ? err.message : describeValue(err)}`, { cause: err });
+  }
 }
 
 function applyCommandResponse(ctx: HostContext, ext: LoadedExtension, command: string, args: string, r: CommandResponseFrame): CommandOutcome {

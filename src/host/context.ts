@@ -251,6 +251,8 @@ export class LoadedExtension implements ProcessWatcher {
     this.rates?.submit?.flush();
     this.rates?.notify?.flush();
     this.rates?.openPanel?.flush();
+    this.rates?.clearNotes?.flush();
+    this.rates?.panelRender?.end();
     this.limiter?.flush();
   }
 

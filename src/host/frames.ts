@@ -5,7 +5,7 @@ import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/frame-check.js';
-import type { ExtensionFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, PanelRenderFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
@@ -46,7 +46,7 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return;
     }
     case 'clear_notes':
-      if (!permits(ctx, ext, 'notes')) return;
+      if (!permits(ctx, ext, 'notes') || !withinRate(ctx, ext, 'clearNotes')) return;
       ctx.out.call('clearNotes', { extension: ext.name });
       return;
     case 'submit':
@@ -55,9 +55,11 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return;
     case 'panel_render':
       if (!permits(ctx, ext, 'panels')) return;
-      return renderPanelFrame(ctx, ext, frame);
+      return renderWithinRate(ctx, ext, frame);
     case 'panel_close':
       if (!permits(ctx, ext, 'panels')) return;
+      // A render held back for the window's end must not outlive the panel.
+      ext.rates?.panelRender?.drop(frame.panel_id);
       return closePanelFrame(ctx, ext, frame.panel_id);
     case 'open_panel':
       // zot's spontaneous panel (also during a tool call or command): the command action's path.
@@ -96,9 +98,12 @@ function submitSlash(ctx: HostContext, ext: LoadedExtension, raw: string): void 
 // frames are untouched.
 // ---------------------------------------------------------------------------------------------
 
-export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, windowMs: 1000, openPanel: 5 };
+export const DEFAULT_RATE_LIMITS: Readonly<Required<{ [K in keyof RateLimits]: number }>> = { submit: 10, notify: 100, clearNotes: 100, panelRender: 60, openPanel: 5, windowMs: 1000 };
 
-export type RatedFrame = 'submit' | 'notify' | 'openPanel';
+export type RatedFrame = 'submit' | 'notify' | 'clearNotes' | 'openPanel';
+
+/** The wire name of each rated kind, in messages. */
+const WIRE: Record<RatedFrame | 'panelRender', string> = { submit: 'submit', notify: 'notify', clearNotes: 'clear_notes', panelRender: 'panel_render', openPanel: 'open_panel' };
 
 /**
  * One fixed window of one frame kind: the first `max` frames of a window pass, the rest are counted;
@@ -149,8 +154,92 @@ export class FrameWindow {
   }
 }
 
-/** An extension's windows, made at its first `submit` / `notify`. */
-export type FrameRates = Partial<Record<RatedFrame, FrameWindow>>;
+/**
+ * The `panel_render` bound of one extension: the first `max` of a window pass; later ones are held,
+ * the latest per panel replacing the one before, and delivered when the window ends, so the panel
+ * ends up as the extension last drew it. Memory: one frame per open panel of the extension (a frame
+ * for a panel it does not own passes on to be refused at once).
+ */
+export class RenderWindow {
+  private readonly held = new Map<string, PanelRenderFrame>();
+  private coalesced = 0;
+  private readonly window: FrameWindow;
+
+  constructor(
+    max: number,
+    windowMs: number,
+    /** `held`: delivered at the window's end rather than as it came. */
+    private readonly deliver: (frame: PanelRenderFrame, held: boolean) => void,
+    private readonly report: (coalesced: number) => void,
+  ) {
+    // The window's end (its timer, or the next frame after it) delivers what was held.
+    this.window = new FrameWindow(max, windowMs, () => this.flush());
+  }
+
+  /** Passes the frame on now, or holds it as its panel's latest. */
+  render(frame: PanelRenderFrame, owned: boolean): void {
+    if (!owned || this.window.admit()) {
+      this.deliver(frame, false);
+      return;
+    }
+    this.held.set(frame.panel_id, frame);
+    this.coalesced++;
+  }
+
+  /** The panel closed: its held render goes nowhere. */
+  drop(panelId: string): void {
+    this.held.delete(panelId);
+  }
+
+  /** Delivers the held renders (each panel's latest) and reports how many were coalesced. */
+  flush(): void {
+    if (this.coalesced === 0) return;
+    const frames = [...this.held.values()];
+    const coalesced = this.coalesced - frames.length;
+    this.held.clear();
+    this.coalesced = 0;
+    for (const frame of frames) this.deliver(frame, true);
+    if (coalesced > 0) this.report(coalesced);
+  }
+
+  /** At the extension's end: held renders are dropped (its panels close with it); what the window coalesced is reported. */
+  end(): void {
+    this.held.clear();
+    this.window.flush();
+  }
+}
+
+/** An extension's windows, made at its first frame of each kind. */
+export type FrameRates = Partial<Record<RatedFrame, FrameWindow>> & { panelRender?: RenderWindow | undefined };
+
+/** A `panel_render` of `ext`, within its `rateLimits.panelRender` bound. */
+function renderWithinRate(ctx: HostContext, ext: LoadedExtension, frame: PanelRenderFrame): void {
+  const rates = (ext.rates ??= {});
+  const window = (rates.panelRender ??= new RenderWindow(
+    ...limitsOf(ctx, 'panelRender'),
+    (frame, held) => {
+      // Delivered later: only while the extension is current and still owns the panel.
+      if (!held || (ctx.byName.get(ext.name) === ext && ext.state !== 'stopped' && ctx.panels.get(frame.panel_id)?.includes(ext) === true)) renderPanelFrame(ctx, ext, frame);
+    },
+    (coalesced) => rateLimited(ctx, ext, 'panelRender', `${coalesced.toLocaleString('en-US')} panel_render frames coalesced (only the latest of each panel was shown)`),
+  ));
+  window.render(frame, ctx.panels.get(frame.panel_id)?.includes(ext) === true);
+}
+
+function limitsOf(ctx: HostContext, kind: RatedFrame | 'panelRender'): [max: number, windowMs: number] {
+  const limits = ctx.options.rateLimits;
+  return [limits?.[kind] ?? DEFAULT_RATE_LIMITS[kind], limits?.windowMs ?? DEFAULT_RATE_LIMITS.windowMs];
+}
+
+function rateLimited(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame | 'panelRender', what: string): void {
+  const [max, windowMs] = limitsOf(ctx, kind);
+  ctx.diagnostics.diagnose({
+    code: 'RATE_LIMITED',
+    message: `${ext.name}: ${what}: more than ${max} within ${windowMs} ms (rateLimits.${kind}); see ${ext.logPath}`,
+    extension: ext.name,
+    severity: 'warning',
+  });
+}
 
 /** Whether `ext`'s `kind` frame may reach the callback now (within rateLimits). */
 function withinRate(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): boolean {
@@ -159,17 +248,7 @@ function withinRate(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): b
 }
 
 function frameWindow(ctx: HostContext, ext: LoadedExtension, kind: RatedFrame): FrameWindow {
-  const limits = ctx.options.rateLimits;
-  const max = limits?.[kind] ?? DEFAULT_RATE_LIMITS[kind];
-  const windowMs = limits?.windowMs ?? DEFAULT_RATE_LIMITS.windowMs;
-  return new FrameWindow(max, windowMs, (dropped) =>
-    ctx.diagnostics.diagnose({
-      code: 'RATE_LIMITED',
-      message: `${ext.name}: ${dropped.toLocaleString('en-US')} ${kind} frames dropped: more than ${max} within ${windowMs} ms (rateLimits.${kind}); see ${ext.logPath}`,
-      extension: ext.name,
-      severity: 'warning',
-    }),
-  );
+  return new FrameWindow(...limitsOf(ctx, kind), (dropped) => rateLimited(ctx, ext, kind, `${dropped.toLocaleString('en-US')} ${WIRE[kind]} frames dropped`));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,7 +265,12 @@ const TYPE_EVENT = { type: 'event' } as const;
  * `cwd`, `sequence`, each unless the event has it). At most two encodings, one per kind.
  */
 export function sendEvent(ctx: HostContext, event: object): number {
-  const frame: Record<string, unknown> = Object.assign({ type: 'event' }, event, TYPE_EVENT);
+  let frame: Record<string, unknown>;
+  try {
+    frame = Object.assign({ type: 'event' }, event, TYPE_EVENT);
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, 'emit: the event could not be read (a getter or a Proxy trap threw)', { cause: err });
+  }
   const problem = eventProblem(frame);
   if (problem !== undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit: invalid event (${problem})`);
   const sequence = ++ctx.events.sequence;

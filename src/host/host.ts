@@ -6,13 +6,14 @@ import { EventEmitter } from 'eventemitter3';
 import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
+import { nameKey } from '../manifest/limits.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
 import { InterceptWarnings, extensionSteps } from './interceptors.js';
 import { onExtensionExit, restartByHand } from './lifecycle.js';
 import { loadExtensions, respawnExtension, startReport, unloadExtensions } from './loader.js';
-import { DEFAULT_TIMEOUTS, timeoutsOf, validateOptions } from './options.js';
+import { DEFAULT_TIMEOUTS, modelInput, timeoutsOf, validateOptions } from './options.js';
 import { Embedder, HostDiagnostics } from './outlet.js';
 import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.js';
 import { announceTools, listCommands, listTools } from './registrations.js';
@@ -90,7 +91,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       loaded: [],
       byName,
       searched: [],
-      commandRegistry: new Registry((name) => name.toLowerCase(), new Set((options.builtinCommands ?? []).map((name) => name.toLowerCase()))),
+      commandRegistry: new Registry(nameKey, new Set((options.builtinCommands ?? []).map(nameKey))),
       toolRegistry: new Registry((name) => name, new Set(options.builtinTools ?? DEFAULT_BUILTIN_TOOLS)),
       activated: new Set(),
       panels: new Map(),
@@ -219,8 +220,9 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
 
   /** Changes the provider/model sent in before_agent_start (and to extensions started later); invalidates the system prompt. */
   setModel(model: { provider?: string | undefined; model?: string | undefined }): void {
-    if (model.provider !== undefined) this.ctx.provider = model.provider;
-    if (model.model !== undefined) this.ctx.model = model.model;
+    const { provider, model: name } = modelInput(model);
+    if (provider !== undefined) this.ctx.provider = provider;
+    if (name !== undefined) this.ctx.model = name;
     this.ctx.preparer.invalidate();
   }
 

@@ -5,6 +5,7 @@ import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { ExitInfo } from '../process/extension-process.js';
 import type { ExtensionSlot, ExtensionSpec, HostContext, LoadedExtension } from './context.js';
+import { describeValue } from './options.js';
 import { closePanelsOf } from './panels.js';
 import { announceIfChanged, carryOver, commandsChangedSoon, dropCarried, dropNotRegisteredAgain, removeRegistrations, toolsChangedSoon } from './registrations.js';
 import { removeInterceptor } from './interceptors.js';
@@ -375,8 +376,9 @@ export function restartAttemptFailed(ctx: HostContext, ext: LoadedExtension, err
  * start error, NOT_STARTED when the host stops meanwhile, RESTARTING when another restart replaced it.
  */
 export async function restartByHand(ctx: HostContext, name: string): Promise<void> {
+  if (typeof name !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `restart: the name must be a string, got ${describeValue(name)}`);
   if (ctx.status !== 'running') throw new ExtensionHostError(ErrorCode.NOT_STARTED, `restart(${JSON.stringify(name)}): the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`);
-  const ext = typeof name === 'string' ? ctx.byName.get(name) : undefined;
+  const ext = ctx.byName.get(name);
   if (ext === undefined) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `restart: no extension named ${JSON.stringify(name)}`);
   ext.slot.supervisor.manual();
   if (ext.state !== 'restarting') {

@@ -5,6 +5,7 @@ import { ErrorCode, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { ManifestDiscovery } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { looksLikeUrl, redactUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
 import { ExtensionProcess, type Launch } from '../process/extension-process.js';
 import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
@@ -16,7 +17,7 @@ import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostConte
 import { becomeReady, newSlot, processHelloTimeout, restartAttemptFailed, startBound } from './lifecycle.js';
 import { fromDiscovery, reportRefusedManifests } from './outlet.js';
 import { closeAllPanels } from './panels.js';
-import { headerEnv, headerSecrets, securityFor } from './security.js';
+import { headerSecrets, securityFor } from './security.js';
 import type { HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
@@ -82,8 +83,9 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const { options, timeouts } = ctx;
   slot ??= newSlot(ctx, spec);
   const security = securityFor(ctx, spec);
-  // Where a remote extension's header variables come from (read again at every connect).
-  const remoteEnv = spec.url !== undefined ? headerEnv(ctx) : undefined;
+  // Where a remote extension's header variables come from: its environment under the env policy
+  // (the host's own without one; read again at every connect).
+  const remoteEnv = spec.url !== undefined ? (security.env ?? process.env) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
@@ -214,7 +216,7 @@ export async function unloadExtensions(ctx: HostContext): Promise<void> {
 
 /** The explicit paths, then (unless `discover: false`) the project and the global root, absolute. */
 function searchedDirs(discovery: ManifestDiscovery): string[] {
-  return [...discovery.explicit, ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
+  return [...discovery.explicit.map((p) => (looksLikeUrl(p) ? redactUrl(p) : p)), ...(discovery.scansRoots ? [discovery.projectRoot, discovery.globalRoot] : [])];
 }
 
 function noExtensions(searched: readonly string[]): HostDiagnostic {

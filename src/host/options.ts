@@ -1,6 +1,7 @@
 // ExtensionHost options checked once, at construction: a wrong type or an out-of-range value is a
 // typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { nameKey } from '../manifest/limits.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { ExtensionHostOptions, HostTimeouts, InterceptPolicy } from './types.js';
 
@@ -91,9 +92,9 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
       ? undefined
       : 'a boolean or { tracerProvider } (an OpenTelemetry TracerProvider)',
   rateLimits: (v) =>
-    isObject(v) && ['submit', 'notify', 'openPanel'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
+    isObject(v) && ['submit', 'notify', 'clearNotes', 'panelRender', 'openPanel'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
       ? undefined
-      : `{ submit?, notify?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
+      : `{ submit?, notify?, clearNotes?, panelRender?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
   keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 
@@ -109,10 +110,11 @@ const RESTART_CHECKS: Readonly<Record<string, Check>> = {
 };
 
 function invalid(option: string, expected: string, value: unknown): ExtensionHostError {
-  return new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} must be ${expected}, got ${describe(value)}`);
+  return new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} must be ${expected}, got ${describeValue(value)}`);
 }
 
-function describe(value: unknown): string {
+/** A value in a message, without calling anything of it (no toString, no getter). */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined || value === null) return String(value);
   if (Array.isArray(value)) return 'an array';
@@ -153,11 +155,12 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
     for (const [key, value] of Object.entries(restart)) {
       const check = Object.hasOwn(RESTART_CHECKS, key) ? RESTART_CHECKS[key] : undefined;
       // A misspelt field would silently mean its default.
-      if (check === undefined) throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option restart has an unknown field ${describe(key)} (known: ${Object.keys(RESTART_CHECKS).join(', ')})`);
+      if (check === undefined) throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option restart has an unknown field ${describeValue(key)} (known: ${Object.keys(RESTART_CHECKS).join(', ')})`);
       const expected = value === undefined ? undefined : check(value);
       if (expected !== undefined) throw invalid(`restart.${key}`, expected, value);
     }
   }
+  for (const [option, table] of byNameOptions(options)) sameNameKeys(option, table);
   const policies = options.interceptPolicy as Record<string, unknown> | undefined;
   if (policies !== undefined) {
     for (const [name, policy] of Object.entries(policies)) {
@@ -171,9 +174,65 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
   }
 }
 
-/** The policy for one extension: own keys only (an extension named `constructor` or `__proto__` gets none by accident). */
+// ---------------------------------------------------------------------------------------------
+// Options keyed by extension name (`permissions.byExtension`, `envByExtension`, `interceptPolicy`):
+// a key names the extension whose name is the same by discovery's identity rule (NFC + case
+// folding, manifest/limits.ts nameKey), so a policy for `guard` applies to a manifest named `Guard`.
+// ---------------------------------------------------------------------------------------------
+
+/** Every option keyed by extension name, as [its name in messages, the table]. */
+function byNameOptions(options: Record<string, unknown>): [string, unknown][] {
+  const permissions = options.permissions;
+  return [
+    ['permissions.byExtension', isObject(permissions) ? permissions.byExtension : undefined],
+    ['envByExtension', options.envByExtension],
+    ['interceptPolicy', options.interceptPolicy],
+  ];
+}
+
+/** Two keys of one table that name the same extension are a contradiction: INVALID_OPTIONS. */
+function sameNameKeys(option: string, table: unknown): void {
+  if (!isObject(table)) return;
+  const seen = new Map<string, string>();
+  for (const key of Object.keys(table)) {
+    const other = seen.get(nameKey(key));
+    if (other !== undefined) {
+      throw new ExtensionHostError(ErrorCode.INVALID_OPTIONS, `ExtensionHost option ${option} has the keys ${JSON.stringify(other)} and ${JSON.stringify(key)}, which name the same extension (names are compared after NFC normalisation and case folding); keep one`);
+    }
+    seen.set(nameKey(key), key);
+  }
+}
+
+/**
+ * What `table` holds for the extension `name`: its own key of the same name by the identity rule
+ * (own keys only: an extension named `constructor` or `__proto__` gets nothing by accident).
+ */
+export function forExtension<T>(table: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  if (table === undefined) return undefined;
+  if (Object.hasOwn(table, name)) return table[name];
+  const key = nameKey(name);
+  for (const own of Object.keys(table)) if (nameKey(own) === key) return table[own];
+  return undefined;
+}
+
+/** The policy for one extension (see forExtension). */
 export function policyFor(policies: ExtensionHostOptions['interceptPolicy'], name: string): InterceptPolicy | undefined {
-  const policy = policies !== undefined && Object.hasOwn(policies, name) ? policies[name] : undefined;
+  const policy = forExtension(policies, name);
   const onFailure = policy?.onFailure;
   return onFailure === 'allow' || onFailure === 'block' ? { onFailure } : undefined;
+}
+
+/** setModel's argument read once: `provider` and `model` strings or undefined, anything else INVALID_ARGUMENT. */
+export function modelInput(value: unknown): { provider: string | undefined; model: string | undefined } {
+  if (typeof value !== 'object' || value === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `setModel: the argument must be { provider?, model? }, got ${describeValue(value)}`);
+  let read: { provider: unknown; model: unknown };
+  try {
+    read = { provider: (value as { provider?: unknown }).provider, model: (value as { model?: unknown }).model };
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, 'setModel: the argument could not be read', { cause: err });
+  }
+  for (const key of ['provider', 'model'] as const) {
+    if (read[key] !== undefined && typeof read[key] !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `setModel: ${key} must be a string, got ${describeValue(read[key])}`);
+  }
+  return read as { provider: string | undefined; model: string | undefined };
 }

@@ -3,8 +3,9 @@
 import { EventEmitter } from 'eventemitter3';
 import { ErrorCode } from '../errors.js';
 import { DiagnosticCode, type DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import { redactUrlsIn } from '../manifest/remote.js';
 import type { ProcessDiagnostic } from '../process/extension-process.js';
-import { redact } from '../process/redact.js';
+import { NO_SECRETS } from '../process/redact.js';
 import type { LoadedExtension } from './context.js';
 import type { HostCallbacks, HostDiagnostic, HostEvents, HostWarning } from './types.js';
 
@@ -99,8 +100,9 @@ export class Embedder {
     if (event !== undefined) this.emitRaw(event, [arg]);
   }
 
-  /** A 'warning' event and the `warning` callback. */
+  /** A 'warning' event and the `warning` callback (redacted like the extension's diagnostics). */
   warn(warning: HostWarning): void {
+    if (warning.extension !== undefined) warning.message = this.diagnostics.redact(warning.extension, warning.message);
     this.emitRaw('warning', [warning]);
     this.call('warning', warning);
   }
@@ -139,9 +141,14 @@ export class HostDiagnostics {
     return [...this.list];
   }
 
+  /** `text` without the secrets of the extension `name` (a loaded one) and URL credentials; redact before any cut. */
+  redact(name: string | undefined, text: string): string {
+    return ((name === undefined ? undefined : this.byName.get(name)?.process.redactor) ?? NO_SECRETS).redact(text);
+  }
+
   /** Through the extension's limiter when it names a loaded one. */
   diagnose(d: HostDiagnostic, log = true): void {
-    d.message = boundedMessage(d.message);
+    d.message = boundedMessage(this.redact(d.extension, d.message));
     const ext = d.extension === undefined ? undefined : this.byName.get(d.extension);
     if (ext === undefined) this.record(d, log);
     else ext.diagnostics.report(d.code, d.message, { d, log });
@@ -149,9 +156,7 @@ export class HostDiagnostics {
 
   /** Kept, logged (when `log`) and emitted, without a limiter. */
   record(d: HostDiagnostic, log: boolean): void {
-    d.message = boundedMessage(d.message);
-    const secrets = d.extension === undefined ? undefined : this.byName.get(d.extension)?.security.secrets;
-    if (secrets !== undefined && secrets.length > 0) d.message = redact(d.message, secrets);
+    d.message = boundedMessage(this.redact(d.extension, d.message));
     if (d.extension !== undefined && d.logPath === undefined) {
       const logPath = this.byName.get(d.extension)?.logPath;
       if (logPath !== undefined) d.logPath = logPath;
@@ -166,7 +171,7 @@ export class HostDiagnostics {
    * loaded may share its name with one that was.
    */
   unattached(d: HostDiagnostic): void {
-    d.message = boundedMessage(d.message);
+    d.message = boundedMessage(redactUrlsIn(d.message));
     this.keep(d);
     this.emit(d);
   }
@@ -180,7 +185,7 @@ export class HostDiagnostics {
   /** A diagnostic of `ext`'s process, already limited (and logged) there. */
   fromProcess(ext: LoadedExtension, d: ProcessDiagnostic): void {
     if (this.byName.get(ext.name) !== ext) return;
-    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' || d.code === 'STDIN_WRITE_FAILED' ? 'error' : 'warning';
+    const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'BINARY_MESSAGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' || d.code === 'STDIN_WRITE_FAILED' ? 'error' : 'warning';
     this.record({ code: d.code, message: `${d.message} (log: ${d.logPath})`, extension: ext.name, logPath: d.logPath, severity }, false);
   }
 }

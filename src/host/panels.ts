@@ -4,6 +4,7 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CommandResponseFrame, PanelKeyName, PanelRenderFrame } from '../protocol/frames.js';
 import type { HostContext, LoadedExtension } from './context.js';
+import { describeValue } from './options.js';
 import type { PanelCallOptions, PanelKey, PanelView } from './types.js';
 
 type PanelSpec = NonNullable<CommandResponseFrame['open_panel']>;
@@ -59,8 +60,13 @@ function refusePanel(ctx: HostContext, ext: LoadedExtension, panelId: string, ot
 
 /** The extension whose panel `panelId` a call of the embedder means; throws when that is ambiguous. */
 function target(ctx: HostContext, call: string, panelId: string, options: PanelCallOptions | undefined): LoadedExtension | undefined {
-  const extension = options?.extension;
-  if (extension !== undefined && typeof extension !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${call}: options.extension must be a string, got ${JSON.stringify(extension)}`);
+  let extension: unknown;
+  try {
+    extension = options?.extension;
+  } catch (err) {
+    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${call}: options could not be read`, { cause: err });
+  }
+  if (extension !== undefined && typeof extension !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${call}: options.extension must be a string, got ${describeValue(extension)}`);
   const owners = ctx.panels.get(panelId);
   if (owners === undefined) return undefined;
   if (extension !== undefined) return owners.find((ext) => ext.name === extension);
@@ -70,7 +76,8 @@ function target(ctx: HostContext, call: string, panelId: string, options: PanelC
 
 /** ExtensionHost.panelKey. */
 export function panelKey(ctx: HostContext, panelId: string, key: PanelKey, text?: string, options?: PanelCallOptions): boolean {
-  if (typeof key !== 'string' || key.length === 0) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: the key must be a non-empty string, got ${JSON.stringify(key)}`);
+  if (typeof key !== 'string' || key.length === 0) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: the key must be a non-empty string, got ${describeValue(key)}`);
+  if (text !== undefined && typeof text !== 'string') throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `panelKey: text must be a string, got ${describeValue(text)}`);
   const owner = target(ctx, 'panelKey', panelId, options);
   if (owner === undefined || owner.state !== 'ready') return false;
   // The wire type names the spec's keys; another name goes out as it is.

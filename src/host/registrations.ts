@@ -1,7 +1,8 @@
 // What extensions register (commands, tools, subscriptions), within bounds, into the host's
 // registries; what tools() and commands() list, and their change announcements; and how
 // registrations are carried across a restart.
-import { TOOL_NAME } from '../protocol/limits.js';
+import { nameKey } from '../manifest/limits.js';
+import { COMMAND_NAME, TOOL_NAME } from '../protocol/limits.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
 import type { RegisterToolFrame } from '../protocol/frames.js';
 import type { Carried, HostContext, LoadedExtension, ToolMeta } from './context.js';
@@ -54,7 +55,7 @@ export function listCommands(ctx: HostContext): CommandInfo[] {
   const list: CommandInfo[] = [];
   for (const r of ctx.commandRegistry.active()) {
     // A late joiner, until it is ready; during a restart, what it had.
-    if (ctx.byName.get(r.extension)?.lists('commands', r.name.toLowerCase()) !== true) continue;
+    if (ctx.byName.get(r.extension)?.lists('commands', nameKey(r.name)) !== true) continue;
     list.push({ name: r.name, description: r.value.description, extension: r.extension });
   }
   return list;
@@ -117,7 +118,19 @@ function registrationAllowed(ctx: HostContext, ext: LoadedExtension, kind: strin
 
 /** A register_command frame. */
 export function registerCommand(ctx: HostContext, ext: LoadedExtension, name: string, description: string): void {
-  const key = name.toLowerCase();
+  // Shown to the user and typed by them: no control sequence, whitespace or invisible character.
+  if (!COMMAND_NAME.test(name)) {
+    const escaped = JSON.stringify(name.length > 80 ? name.slice(0, 80) : name).replace(/[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const shown = name.length > 80 ? `${escaped}… (${name.length} characters)` : escaped;
+    ctx.diagnostics.diagnose({
+      code: 'INVALID_COMMAND_NAME',
+      message: `${ext.name}: command ${shown} refused: command names are 1 to 64 letters, digits, _, - and : (no whitespace, control or invisible characters)`,
+      extension: ext.name,
+      severity: 'warning',
+    });
+    return;
+  }
+  const key = nameKey(name);
   if (ext.commands.has(key)) {
     ctx.diagnostics.diagnose({ code: 'DUPLICATE_REGISTRATION', message: `${ext.name} registered command /${name} twice; the first registration stays`, extension: ext.name, severity: 'warning' });
     return;

@@ -1,9 +1,10 @@
 // What one extension is given and allowed: its environment (the env policy), its permission scope
 // (and the check of the frames it sends against it), and the values of its remote headers.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { resolveHeaders } from '../manifest/remote.js';
+import { headerVariable, headerVariables, resolveHeaders } from '../manifest/remote.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
+import { forExtension } from './options.js';
 import type { EnvOption, HostDiagnostic, PermissionPolicy, Scope } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ function meet(a: true | ReadonlySet<string>, b: true | ReadonlySet<string>): tru
  * it requests anything. Never more than the policy.
  */
 export function grantFor(policy: PermissionPolicy | undefined, name: string, requested?: readonly string[] | undefined): GrantedScope {
-  const own = policy?.byExtension !== undefined && Object.hasOwn(policy.byExtension, name) ? policy.byExtension[name]! : policy?.default;
+  const own = forExtension(policy?.byExtension, name) ?? policy?.default;
   const allowed = own === undefined ? ALL : grantedOf(own);
   if (requested === undefined) return allowed;
   const asked = requestedScope(requested);
@@ -231,7 +232,10 @@ export const UNRESTRICTED: ExtensionSecurity = { env: undefined, secrets: [], gr
 
 export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSecurity {
   const { options } = ctx;
-  if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
+  // A remote extension's `env:NAME` headers read its environment: the env policy applies to them as
+  // to what a local process inherits (a manifest must not export any variable of the host's).
+  const headerVars = spec.url === undefined ? [] : headerVariables(spec.headers);
+  if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && headerVars.length === 0 && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
     // The zot default: the given (or inherited) environment, everything allowed.
     // One shared record, not one each, when nothing differs.
     return options.env === undefined ? UNRESTRICTED : { ...UNRESTRICTED, env: options.env as NodeJS.ProcessEnv };
@@ -251,16 +255,19 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   }
   if (spec.memory !== undefined) return { env: undefined, secrets: [], granted, requested, warnings };
   const byExtension = options.envByExtension;
+  const declared = spec.envDeclared ?? [];
   const result = environmentFor({
     source: process.env,
     option: options.env,
     allow: options.envAllow,
-    declared: spec.envDeclared,
-    set: byExtension !== undefined && Object.hasOwn(byExtension, spec.name) ? byExtension[spec.name] : undefined,
+    declared: headerVars.length === 0 ? declared : [...declared, ...headerVars.filter((n) => !declared.includes(n))],
+    set: forExtension(byExtension, spec.name),
   });
   for (const m of result.missing) {
     const why = m.reason === 'not_allowed' ? `not passed: env is 'minimal' and envAllow does not list it` : 'not set in the host environment';
-    warnings.push({ code: 'ENV_MISSING', severity: 'warning', extension: spec.name, message: `${spec.name} declares the environment variable ${m.name}, ${why}` });
+    const header = declared.includes(m.name) ? undefined : Object.entries(spec.headers ?? {}).find(([, v]) => headerVariable(v) === m.name)?.[0];
+    const what = header === undefined ? `${spec.name} declares the environment variable ${m.name}` : `${spec.name}: header ${header} is env:${m.name}`;
+    warnings.push({ code: 'ENV_MISSING', severity: 'warning', extension: spec.name, message: `${what}, ${why}` });
   }
   return { env: result.env, secrets: result.secrets, granted, requested, warnings };
 }
@@ -313,18 +320,9 @@ function refuse(ctx: HostContext, ext: LoadedExtension, scope: string, message: 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Remote extensions: where their `env:NAME` header values come from, and what of them is redacted
+// Remote extensions: what of their `env:NAME` header values is redacted (they are read from the
+// extension's environment under the env policy: securityFor)
 // ---------------------------------------------------------------------------------------------
-
-/**
- * The environment `env:NAME` header values are read from: the host's own (the `env` option when it
- * is an object, else process.env). The env policy (`'minimal'`, `envAllow`) is about what a local
- * process inherits and does not apply: the manifest names the variable, the embedder sets it.
- */
-export function headerEnv(ctx: HostContext): NodeJS.ProcessEnv {
-  const { env } = ctx.options;
-  return typeof env === 'object' ? env : process.env;
-}
 
 /** The values `env:NAME` headers resolve to now: redacted from the extension's log lines and diagnostics. */
 export function headerSecrets(headers: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv): string[] {

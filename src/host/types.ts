@@ -591,9 +591,11 @@ export interface RemoteOptions {
 }
 
 /**
- * How many `submit` and `notify` frames of one extension reach the callbacks per window; the rest of
- * a window's are dropped, and counted in one `RATE_LIMITED` diagnostic per window. `Infinity` = no
- * bound for that kind.
+ * How many `submit`, `notify`, `clear_notes` and `panel_render` frames of one extension reach the
+ * callbacks per window; the rest of a window's `submit` / `notify` / `clear_notes` are dropped, and
+ * `panel_render`s are coalesced to the latest per panel, delivered at the window's end (so the panel
+ * ends up right); each window that dropped or coalesced any is one `RATE_LIMITED` diagnostic per
+ * kind. `Infinity` = no bound for that kind.
  */
 export interface RateLimits {
   /** `submit` frames (each starts or queues a turn) per window. @default 10 */
@@ -602,12 +604,16 @@ export interface RateLimits {
   notify?: number | undefined;
   /** Spontaneous `open_panel` frames (zot's, not a command's answer) per window. @default 5 */
   openPanel?: number | undefined;
+  /** `clear_notes` frames per window. @default 100 */
+  clearNotes?: number | undefined;
+  /** `panel_render` frames per window passed as they come; later ones are coalesced (the latest per panel, at the window's end). @default 60 */
+  panelRender?: number | undefined;
   /** The window, in ms (fixed windows, each from the first frame after the last one ended). @default 1000 */
   windowMs?: number | undefined;
 }
 
 export interface RateLimitOptions {
-  /** Per-extension bound of `submit`, `notify` and spontaneous `open_panel` frames. @default { submit: 10, notify: 100, openPanel: 5, windowMs: 1000 } */
+  /** Per-extension bound of `submit`, `notify`, `clear_notes`, `panel_render` and spontaneous `open_panel` frames. @default { submit: 10, notify: 100, clearNotes: 100, panelRender: 60, openPanel: 5, windowMs: 1000 } */
   rateLimits?: RateLimits | undefined;
 }
 

@@ -1,6 +1,7 @@
 // Serial interception: order, first-block-wins, chained rewrites, deadlines, failure policy,
 // optional re-validation, and a trace of every step. Every step runs the same way (its `run()`).
 import { monotonicMs } from '../clock.js';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { MAX_SYSTEM_PROMPT_BYTES } from '../protocol/limits.js';
 import { abortedError, checkedRewrite, interceptorStep, invalidInput, isPlainObject, markFailure, recordStep, type StepResult } from './step.js';
 import type {
@@ -100,12 +101,18 @@ export class InterceptChain {
    * `input.args` must not be changed while the call is pending: extension interceptors are sent the
    * args as they were when the first of them was asked (until a rewrite replaces them).
    */
-  toolCall(input: ToolCallInput, options: CallOptions = {}): Promise<ToolCallResult> {
+  toolCall(given: ToolCallInput, givenOptions: CallOptions = {}): Promise<ToolCallResult> {
+    const checked = checkedCall('toolCall', given, givenOptions);
+    if (checked instanceof ExtensionHostError) return Promise.reject(checked);
+    const [input, options] = checked;
     return this.#call('toolCall', 'tool_call', options.signal, (steps, observation) => this.#toolCall(steps, input, options.signal, observation));
   }
 
   /** A turn about to call the model: block only, rewrites are ignored. */
-  turnStart(input: TurnStartInput, options: CallOptions = {}): Promise<TurnStartResult> {
+  turnStart(given: TurnStartInput, givenOptions: CallOptions = {}): Promise<TurnStartResult> {
+    const checked = checkedCall('turnStart', given, givenOptions);
+    if (checked instanceof ExtensionHostError) return Promise.reject(checked);
+    const [input, options] = checked;
     return this.#call('turnStart', 'turn_start', options.signal, async (steps, observation) => {
       const trace: TraceStep[] = [];
       for (const step of steps) {
@@ -117,7 +124,10 @@ export class InterceptChain {
   }
 
   /** An assistant message about to be shown: block suppresses, `replaceText` replacements chain. */
-  assistantMessage(input: AssistantMessageInput, options: CallOptions = {}): Promise<AssistantMessageResult> {
+  assistantMessage(given: AssistantMessageInput, givenOptions: CallOptions = {}): Promise<AssistantMessageResult> {
+    const checked = checkedCall('assistantMessage', given, givenOptions);
+    if (checked instanceof ExtensionHostError) return Promise.reject(checked);
+    const [input, options] = checked;
     const event: InterceptEvent = 'assistant_message';
     return this.#call('assistantMessage', event, options.signal, async (steps, observation) => {
       const trace: TraceStep[] = [];
@@ -279,5 +289,20 @@ export class InterceptChain {
     } catch {
       // A faulty listener must not change the decision.
     }
+  }
+}
+
+/**
+ * The embedder's input and options, each read once into a plain copy (getters run once, a Proxy's
+ * traps once): what is not an object, or cannot be read, is a typed INVALID_ARGUMENT, never a
+ * TypeError thrown at the caller.
+ */
+function checkedCall<I extends object>(method: StepMethod, input: I, options: CallOptions): [I, CallOptions] | ExtensionHostError {
+  if (typeof input !== 'object' || input === null) return new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `intercepts.${method}: the input must be an object, got ${input === null ? 'null' : `a ${typeof input}`}`);
+  if (typeof options !== 'object' || options === null) return new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `intercepts.${method}: options must be an object, got ${options === null ? 'null' : `a ${typeof options}`}`);
+  try {
+    return [{ ...input }, { signal: options.signal }];
+  } catch (err) {
+    return invalidInput(method, err);
   }
 }

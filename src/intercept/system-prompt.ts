@@ -1,6 +1,6 @@
 // System-prompt passes (`before_agent_start`): one shared pass per input, cached until invalidated,
 // rerun with a new agent_run_id when invalidated mid-pass, nothing committed on abort.
-import { isExtensionHostError } from '../errors.js';
+import { ErrorCode, ExtensionHostError, isExtensionHostError } from '../errors.js';
 import type { InterceptChain } from './chain.js';
 import type { TraceStep } from './types.js';
 import { abortedError } from './step.js';
@@ -101,7 +101,8 @@ export class SystemPromptPreparer {
   }
 
   /** The system prompt for the next model call: the committed one, or the result of a new pass. */
-  async prepare(options: PrepareSystemPromptOptions): Promise<PreparedSystemPrompt> {
+  async prepare(given: PrepareSystemPromptOptions): Promise<PreparedSystemPrompt> {
+    const options = checkedOptions(given);
     const { signal } = options;
     if (signal?.aborted) throw abortedError(signal);
     const inputs: Inputs = { base: options.systemPrompt, sessionId: options.sessionId ?? (this.#runtimeSessionId ??= globalThis.crypto.randomUUID()) };
@@ -234,4 +235,20 @@ export class SystemPromptPreparer {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+/** The embedder's options read once; what is not `{ systemPrompt: string, sessionId?: string }` is INVALID_ARGUMENT. */
+function checkedOptions(given: unknown): PrepareSystemPromptOptions {
+  const invalid = (why: string, cause?: unknown) => new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `prepareSystemPrompt: ${why}`, { cause });
+  if (typeof given !== 'object' || given === null) throw invalid(`options must be { systemPrompt, sessionId?, signal? }, got ${given === null ? 'null' : `a ${typeof given}`}`);
+  let options: PrepareSystemPromptOptions;
+  try {
+    const { systemPrompt, sessionId, signal } = given as PrepareSystemPromptOptions;
+    options = { systemPrompt, sessionId, signal };
+  } catch (err) {
+    throw invalid('options could not be read', err);
+  }
+  if (typeof options.systemPrompt !== 'string') throw invalid(`systemPrompt must be a string, got a ${typeof options.systemPrompt}`);
+  if (options.sessionId !== undefined && typeof options.sessionId !== 'string') throw invalid(`sessionId must be a string, got a ${typeof options.sessionId}`);
+  return options;
 }

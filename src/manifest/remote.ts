@@ -50,6 +50,20 @@ export function redactUrl(url: string): string {
   }
 }
 
+// `scheme://` then userinfo up to an `@` before the host: what redactUrl() masks, found in free text.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi;
+
+/** `text` with the user name and password of every URL in it replaced by `***` (see redactUrl). */
+export function redactUrlsIn(text: string): string {
+  return text.includes('@') && text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
+}
+
+/** Whether `text` holds a URL with a user name or password. */
+export function hasUrlCredentials(text: string): boolean {
+  URL_USERINFO.lastIndex = 0;
+  return text.includes('@') && text.includes('://') && URL_USERINFO.test(text);
+}
+
 /**
  * The name of an explicit URL entry that has no manifest: host, port and path, every run of other
  * characters than letters, digits, `.`, `_` and `-` turned into one `-` (`ws://10.0.0.5:7000/guard`
@@ -93,6 +107,16 @@ function valueProblem(value: string): string | undefined {
 export function headerVariable(value: string): string | undefined {
   const ref = ENV_REF.exec(value);
   return ref !== null && ENV_NAME.test(ref[1]!) ? ref[1] : undefined;
+}
+
+/** The variables of a manifest's `env:NAME` header values, in order. */
+export function headerVariables(headers: Readonly<Record<string, string>> | undefined): string[] {
+  const out: string[] = [];
+  for (const value of Object.values(headers ?? {})) {
+    const variable = headerVariable(value);
+    if (variable !== undefined && !out.includes(variable)) out.push(variable);
+  }
+  return out;
 }
 
 export type ResolvedHeaders =

@@ -18,6 +18,7 @@ const PLURAL: Record<string, string> = {
   PANEL_REFUSED: 'refused panel frames',
   DUPLICATE_REGISTRATION: 'duplicate registrations',
   INVALID_TOOL_NAME: 'tools refused for their names',
+  INVALID_COMMAND_NAME: 'commands refused for their names',
   PROGRESS_REFUSED: 'progress frames for unknown or settled requests',
   RATE_LIMITED: 'windows with submit/notify frames dropped over the rate limit',
 };

@@ -5,7 +5,7 @@ import { Connection, type ConnectionOptions } from '../connection/connection.js'
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
-import { decodeLine, isLineProblem, needsCodec, type LineProblem } from '../protocol/decode-line.js';
+import { decodeLine, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
@@ -155,8 +155,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     const { helloTimeout } = this;
     const timer = setTimeout(() => {
       this.failEarly(this.error(ErrorCode.HELLO_TIMEOUT, `${this.name} did not send hello within ${helloTimeout} ms; see ${this.logPath}`));
-    }, Math.max(1, helloTimeout - spent));
-    timer.unref();
+    }, Math.max(1, helloTimeout - spent)); // not unref'd: start() awaits it (an in-memory peer holds no handle)
     return result.then(
       (hello) => {
         clearTimeout(timer);
@@ -218,14 +217,28 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
       return;
     }
     this.stats.badLines++;
+    const message = this.problemMessage(problem, line);
     if (problem.kind === 'invalid' && problem.id !== undefined && this.connection.has(problem.id)) {
-      this.connection.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${problem.message}`));
+      this.connection.settle(problem.id, undefined, this.error(ErrorCode.BAD_RESPONSE, `${this.name} answered with an ${message}`));
     } else if (this.state === 'starting' && problem.kind !== 'not_json') {
-      this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${problem.message}; see ${this.logPath}`));
+      this.failEarly(this.error(ErrorCode.BAD_HELLO, `${this.name}: the first frame must be hello, got ${message}; see ${this.logPath}`));
       return;
     }
     const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
-    this.diagnose(code, problem.message);
+    this.diagnose(code, message);
+  }
+
+  /**
+   * What the problem says, quoting the line. The quote is cut (a preview, a field's first
+   * characters): a line holding a secret is redacted whole first and the problem worded again, so
+   * that the cut never leaves a piece of a secret.
+   */
+  private problemMessage(problem: LineProblem['problem'], line: string): string {
+    const { redactor } = this;
+    if (!redactor.finds(line)) return problem.message;
+    const redacted = redactor.redact(line);
+    const again = decodeLine(redacted, this.gate?.codec);
+    return isLineProblem(again) ? again.problem.message : `${problem.kind.replace('_', ' ')}: ${preview(redacted)}`;
   }
 
   private onFrame(frame: ExtensionFrame): void {
@@ -286,7 +299,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     if (ending.diagnostic !== undefined) this.diagnose(ending.diagnostic.code, ending.diagnostic.message);
     // A start that failed ends with the transport's close; during the handshake, the handshake fails.
     if (fault.kind === 'failed' || this.state === 'starting') this.failEarly(ending.error);
-    else this.disconnect(ending.error, ending.reason);
+    else this.disconnect(ending.error, ending.reason, ending.closing !== true);
   }
 
   /** Internal (TransportWatcher). */
@@ -322,15 +335,16 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     this.finish(ending.status === undefined ? { code, signal, reason: ending.reason } : { code, signal, reason: ending.reason, status: ending.status });
   }
 
-  /** Ends the connection: pending requests settle with `error`; the process tree is stopped (internal: ConnectionOptions). */
-  disconnect(error: ExtensionHostError, reason: ExitInfo['reason']): void {
+  /** Ends the connection: pending requests settle with `error`; the process tree is stopped unless `force` is false (internal: ConnectionOptions). */
+  disconnect(error: ExtensionHostError, reason: ExitInfo['reason'], force = true): void {
     if (this.disconnected !== undefined) return;
     this.disconnected = error;
     this.endReason = reason;
     this.state = 'stopping';
     this.logLine(error.message);
     this.connection.rejectAll(error);
-    void this.transport.terminate();
+    // Not forced when the transport is closing the connection itself.
+    if (force) void this.transport.terminate();
   }
 
   private finish(info: ExitInfo): void {

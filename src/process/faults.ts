@@ -9,6 +9,8 @@ export interface FaultEnding {
   /** Reported before it ends. */
   diagnostic?: { code: ProcessDiagnostic['code']; message: string } | undefined;
   reason: ExitInfo['reason'];
+  /** The transport ends the connection itself (a close handshake under way): not forced. */
+  closing?: true | undefined;
 }
 
 /**
@@ -24,6 +26,13 @@ export function faultEnding(fault: TransportFault, phase: 'hello' | 'running' | 
     case 'frame_too_large': {
       const message = `${name} sent a frame of more than ${fault.limit} bytes (${fault.bytes} seen); its read loop was closed and it is being stopped; see ${logPath}`;
       return { error: error(ErrorCode.FRAME_TOO_LARGE, message), diagnostic: { code: 'FRAME_TOO_LARGE', message }, reason: 'frame_too_large' };
+    }
+    case 'binary_message': {
+      const what = `${name} sent a binary message (${fault.bytes} bytes); the protocol is one text message per frame`;
+      if (phase === 'hello') return { error: error(ErrorCode.BAD_HELLO, `${what}: the first frame must be hello; see ${logPath}`), reason: 'exited', closing: true };
+      if (phase !== 'running') return undefined;
+      const message = `${what}: the connection was closed (1003) and it is being stopped; see ${logPath}`;
+      return { error: error(ErrorCode.PROCESS_EXITED, message), diagnostic: { code: 'BINARY_MESSAGE', message }, reason: 'exited', closing: true };
     }
     case 'output_closed':
       if (phase === 'hello') return { error: error(ErrorCode.EXITED_BEFORE_HELLO, `${name} closed its stdout before sending hello; see ${logPath}`), reason: 'exited' };

@@ -6,7 +6,7 @@ import type { RequestFrame, RequestType } from '../connection/requests.js';
 import type { ProgressFrame } from '../protocol/frames.js';
 import { DiagnosticLimiter } from './diagnostic-limiter.js';
 import { ExtensionLog, logPathFor } from '../transport/log.js';
-import { redact } from './redact.js';
+import { NO_SECRETS, Redactor } from './redact.js';
 import type { ExitInfo, ExtensionProcessOptions, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessWatcher } from './types.js';
 
 export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
@@ -17,7 +17,8 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
   /** Told of frames, diagnostics, progress and the exit before the listeners (the host's record of it). */
   watcher: ProcessWatcher | undefined;
   protected readonly logFile: ExtensionLog;
-  private readonly secrets: ExtensionProcessOptions['secrets'];
+  /** Its secrets, redacted from everything the host shows about it (log, diagnostics, errors). */
+  readonly redactor: Redactor;
   /** Made at the first diagnostic (most extensions never send a bad line). */
   private limiter: DiagnosticLimiter<undefined> | undefined;
 
@@ -25,9 +26,9 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
     super();
     this.name = options.name;
     this.dir = options.dir;
-    this.secrets = options.secrets;
+    const redactor = (this.redactor = options.secrets === undefined || options.secrets.length === 0 ? NO_SECRETS : new Redactor(options.secrets));
     this.logPath = logPathFor(options.logDir, options.name);
-    this.logFile = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes });
+    this.logFile = new ExtensionLog(this.logPath, { maxBytes: options.logMaxBytes, redact: (text) => redactor.redact(text) });
   }
 
   /** Resolves once every `[host]` line logged so far is in the log file. */
@@ -37,8 +38,7 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
 
   /** Appends a `[host]` line to this extension's log. */
   logLine(message: string): void {
-    const { secrets } = this;
-    void this.logFile.write(secrets === undefined || secrets.length === 0 ? message : redact(message, secrets));
+    void this.logFile.write(message);
   }
 
   /** Internal (ConnectionOptions): logLine(). */
@@ -46,9 +46,9 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
     this.logLine(message);
   }
 
-  /** Reported through the limiter: a flood costs a few lines and a summary per second. */
+  /** Reported through the limiter: a flood costs a few lines and a summary per second. Redacted first (the limiter cuts what it quotes). */
   diagnose(code: ProcessDiagnostic['code'], message: string): void {
-    (this.limiter ??= new DiagnosticLimiter<undefined>({ emit: (c, m) => this.emitDiagnostic(c as ProcessDiagnostic['code'], m) })).report(code, message, undefined);
+    (this.limiter ??= new DiagnosticLimiter<undefined>({ emit: (c, m) => this.emitDiagnostic(c as ProcessDiagnostic['code'], m) })).report(code, this.redactor.redact(message), undefined);
   }
 
   /** Summarises what the limiter counted (at the end); makes no limiter. */
@@ -87,6 +87,6 @@ export abstract class ProcessBase extends EventEmitter<ProcessEvents> {
   }
 
   protected error(code: ErrorCode, message: string, cause?: unknown, exitCode?: number | null, signal?: NodeJS.Signals | null): ExtensionHostError {
-    return new ExtensionHostError(code, message, { ...this.errOpts(), cause, exitCode, signal });
+    return new ExtensionHostError(code, this.redactor.redact(message), { ...this.errOpts(), cause, exitCode, signal });
   }
 }

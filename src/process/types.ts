@@ -68,6 +68,7 @@ export interface ProcessDiagnostic {
     | 'INVALID_FRAME'
     | 'UNKNOWN_ID'
     | 'FRAME_TOO_LARGE'
+    | 'BINARY_MESSAGE'
     | 'HELLO_NAME_MISMATCH'
     | 'STDOUT_CLOSED'
     | 'OUTBOUND_DROPPED'

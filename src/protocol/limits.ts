@@ -15,3 +15,10 @@ export const MAX_PROGRESS_MESSAGE = 1000;
 
 /** Tool names the model providers accept (OpenAI and Anthropic: 1 to 64 of `a-zA-Z0-9_-`). */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Command names the host accepts: 1 to 64 letters (any script, with their combining marks), digits,
+ * `_`, `-` and `:` (what zot's own extensions use). No whitespace, control, format (zero-width,
+ * bidi) or other character: a name is shown to the user and typed by them.
+ */
+export const COMMAND_NAME = /^[\p{L}\p{M}\p{N}_:-]{1,64}$/u;

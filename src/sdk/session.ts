@@ -459,8 +459,8 @@ export class Session {
     this.requests.abortAll(this.abort.signal.reason);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
+      // Not unref'd: run() resolves after it, and an in-memory output holds no handle meanwhile.
       timer = setTimeout(resolve, STOP_FLUSH_MS);
-      timer.unref();
     });
     void Promise.race([this.writer.flush(), deadline]).then(() => {
       clearTimeout(timer);

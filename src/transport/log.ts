@@ -21,6 +21,8 @@ export interface ExtensionLogOptions {
   maxBytes?: number | undefined;
   /** @default LOG_CHECK_MS */
   checkMs?: number | undefined;
+  /** Applied to every host line and start header before it is queued (the extension's secrets). */
+  redact?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -37,6 +39,7 @@ export interface ExtensionLogOptions {
 export class ExtensionLog {
   readonly #maxBytes: number;
   readonly #checkMs: number;
+  readonly #redact: ((text: string) => string) | undefined;
   /** File size when this run started: where this run's stderr begins. */
   private startOffset = 0;
   /** Host lines waiting for the writer (made by the first one). */
@@ -56,6 +59,7 @@ export class ExtensionLog {
   ) {
     this.#maxBytes = options.maxBytes ?? DEFAULT_LOG_MAX_BYTES;
     this.#checkMs = options.checkMs ?? LOG_CHECK_MS;
+    this.#redact = options.redact;
   }
 
   /** Where the previous part of the log goes at rotation. */
@@ -71,7 +75,7 @@ export class ExtensionLog {
     const handle = await open(this.path, 'a');
     try {
       const { size } = await handle.stat();
-      const line = `--- ${new Date().toISOString()} ${header} ---\n`;
+      const line = `--- ${new Date().toISOString()} ${this.#redact?.(header) ?? header} ---\n`;
       await handle.write(line);
       this.startOffset = size + Buffer.byteLength(line);
     } catch (err) {
@@ -101,7 +105,8 @@ export class ExtensionLog {
   }
 
   /** Appends one host line (`[host] message`); failures to log are ignored; over the queue bound it is dropped and counted. */
-  write(message: string): Promise<void> {
+  write(text: string): Promise<void> {
+    const message = this.#redact?.(text) ?? text;
     const queue = (this.#queue ??= []);
     if (queue.length >= MAX_QUEUED_HOST_LINES || this.#queuedBytes + message.length > MAX_QUEUED_HOST_BYTES) {
       this.#dropped++;

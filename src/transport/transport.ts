@@ -20,6 +20,8 @@ export interface TransportExit {
 export type TransportFault =
   | { kind: 'failed'; message: string; cause: unknown }
   | { kind: 'frame_too_large'; bytes: number; limit: number }
+  /** A remote peer sent a binary message: the transport closes the connection itself (1003). */
+  | { kind: 'binary_message'; bytes: number }
   | { kind: 'input_closed' }
   | { kind: 'output_closed' };
 

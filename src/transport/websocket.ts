@@ -205,6 +205,7 @@ export class WebSocketTransport extends EventEmitter<TransportEvents> implements
     this.refusedBinary = true;
     void this.options.log.write(`${this.options.name} sent a binary message (${bytes} bytes); the protocol is one text message per frame: closing the connection with 1003`);
     socket.close(1003, 'binary messages are not accepted');
+    this.emit('error', { kind: 'binary_message', bytes });
     // A peer that does not answer the close is dropped (not awaited: the close event ends it).
     setTimeout(() => socket.terminate(), this.options.killMs ?? 1000).unref();
   }

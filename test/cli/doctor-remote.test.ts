@@ -46,6 +46,16 @@ describe('doctor and remote extensions', { timeout: 30_000 }, () => {
     expect(r.stdout).not.toContain('agents');
   });
 
+  it('masks the user name and password of a URL argument, as text and as JSON', async () => {
+    server = await startWsPeer({ onConnection: serveExtension(createKitchen) });
+    const url = server.url.replace('ws://', 'ws://alice:pw-s3cret@');
+    for (const json of [[], ['--json']]) {
+      const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--no-discover', ...json, url]);
+      expect(r.stdout).toContain(server.url.replace('ws://', 'ws://***:***@'));
+      expect(r.stdout + r.stderr).not.toMatch(/alice|pw-s3cret/);
+    }
+  });
+
   it('takes a ws:// URL as a path argument', async () => {
     server = await startWsPeer({ onConnection: serveExtension(createKitchen) });
     const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project, '--no-discover', '--json', server.url]);

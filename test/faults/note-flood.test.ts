@@ -69,3 +69,41 @@ describe('a flood of submit and notify frames', () => {
     }
   });
 });
+
+describe('a flood of panel_render and clear_notes frames', () => {
+  const RENDERS = 20_000;
+
+  it('passes the first renders and clears of a window; renders beyond are coalesced to the latest, delivered at the window end', { timeout: 60_000 }, async () => {
+    const rec = new Recorder();
+    const logDir = path.join(tmp.dir, 'logs-render');
+    const windowMs = 300;
+    const host = new ExtensionHost({ discover: false, explicit: [fixture('faults/note-flood')], logDir, callbacks: rec.callbacks, rateLimits: { windowMs } });
+    const diagnostics: HostDiagnostic[] = [];
+    host.on('diagnostic', (d) => diagnostics.push(d));
+    try {
+      expect((await host.start()).failed).toEqual([]);
+      expect((await host.runCommand('/flood-panel')).handled).toBe(true);
+      expect(textOf(await host.callTool('renders', { count: RENDERS }, { timeoutMs: 50_000 }))).toBe(`rendered ${RENDERS}`);
+      // The last render reaches the panel when its window ends: the UI ends up right.
+      await rec.waitFor('renderPanel', (r) => r.lines[0] === `render ${RENDERS - 1}`, 5000);
+      const renders = rec.of('renderPanel');
+      const clears = rec.of('clearNotes');
+      // Per window at most 60 renders pass as they come, plus the one held back; at most 100 clears.
+      const windows = Math.ceil(renders.length / 61);
+      expect(renders.length).toBeLessThan(RENDERS / 10);
+      expect(clears.length).toBeLessThanOrEqual(windows * 100 + 100);
+      expect(clears.length).toBeLessThan(RENDERS / 10);
+      // In order: no render older than one already shown.
+      const shown = renders.map((r) => Number(r.lines[0]!.split(' ')[1]));
+      expect(shown).toEqual([...shown].sort((a, b) => a - b));
+      await host.stop();
+      const logPath = path.join(logDir, 'ext-note-flood.log');
+      const limited = diagnostics.filter((d) => d.code === 'RATE_LIMITED');
+      expect(limited.some((d) => /panel_render frames coalesced \(only the latest of each panel was shown\): more than 60 within 300 ms \(rateLimits\.panelRender\)/.test(d.message))).toBe(true);
+      expect(limited.some((d) => /clear_notes frames dropped: more than 100 within 300 ms \(rateLimits\.clearNotes\)/.test(d.message))).toBe(true);
+      expect(limited.every((d) => d.extension === 'note-flood' && d.logPath === logPath)).toBe(true);
+    } finally {
+      await host.stop();
+    }
+  });
+});

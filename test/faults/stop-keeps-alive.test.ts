@@ -65,3 +65,42 @@ describe('zot-ext doctor --json with an extension that leaves setsid descendants
     }
   });
 });
+
+// Other awaited waits of the same kind: nothing but the wait's own timer keeps Node alive.
+const AWAITED = [
+  {
+    what: 'start() with an in-memory extension that never says hello (the hello deadline)',
+    code: `
+import { PassThrough, Writable } from 'node:stream';
+import { ExtensionHost } from ${JSON.stringify(path.join(ROOT, 'dist/index.js'))};
+const mute = { name: 'mute', connect: () => ({ input: new Writable({ write: (_c, _e, done) => done() }), output: new PassThrough() }) };
+const host = new ExtensionHost({ discover: false, inMemory: [mute], home: ${JSON.stringify(tmp.dir)}, timeouts: { hello: 300, helloJoin: 300 } });
+const report = await host.start();
+process.stdout.write(report.failed.map((f) => f.error.code).join(',') + ' ${MARKER}\\n');
+`,
+    expected: `HELLO_TIMEOUT ${MARKER}\n`,
+  },
+  {
+    what: "an SDK extension's run() whose output never drains (the stop's flush deadline)",
+    code: `
+import { PassThrough, Writable } from 'node:stream';
+import { defineExtension } from ${JSON.stringify(path.join(ROOT, 'dist/sdk.js'))};
+const input = new PassThrough();
+// Takes the first write and never completes it: the flush at the stop waits for its deadline.
+const output = new Writable({ write: () => undefined });
+const run = defineExtension({ name: 'stuck-output' }).run({ input, output, stderr: new PassThrough(), exit: () => undefined });
+input.end();
+await run;
+process.stdout.write('${MARKER}\\n');
+`,
+    expected: `${MARKER}\n`,
+  },
+];
+
+describe.each(AWAITED)('$what', ({ code, expected }) => {
+  it('keeps Node alive until it resolves', { timeout: 30_000 }, async () => {
+    expect(existsSync(path.join(ROOT, 'dist/sdk.js')), 'run npm run build first').toBe(true);
+    const r = await runNode(['--input-type=module', '-e', code], 15_000);
+    expect({ code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, signal: null, stdout: expected, stderr: '' });
+  });
+});

@@ -32,7 +32,7 @@ describe('ExtensionHost options', () => {
     [{ rateLimits: { submit: -1 } }, 'rateLimits', 'whole numbers >= 0 or Infinity'],
     [{ rateLimits: { notify: 1.5 } }, 'rateLimits', 'whole numbers >= 0 or Infinity'],
     [{ rateLimits: { windowMs: 0 } }, 'rateLimits', 'windowMs from 1 to 2147483647'],
-    [{ rateLimits: 10 }, 'rateLimits', '{ submit?, notify?, openPanel?, windowMs? }'],
+    [{ rateLimits: 10 }, 'rateLimits', '{ submit?, notify?, clearNotes?, panelRender?, openPanel?, windowMs? }'],
     [null, '(the options object)', 'an object, got null'],
   ])('%j -> INVALID_OPTIONS naming %s', (options, option, expected) => {
     const error = constructionError(options);

@@ -1,7 +1,7 @@
 // Pure parts of the security model: scopes, the environment policy, confusable names.
 import { describe, expect, it } from 'vitest';
 import { ALL, environmentFor, grantFor, permissionNameProblem, scopeNames } from '../../src/host/security.js';
-import { redact } from '../../src/process/redact.js';
+import { Redactor } from '../../src/process/redact.js';
 import { nameKey, nameProblem } from '../../src/manifest/limits.js';
 
 describe('permission scopes', () => {
@@ -64,8 +64,10 @@ describe('environment policy', () => {
     expect(r.env).toEqual({ Path: 'C:\\', SystemRoot: 'C:\\Windows', Secret: 's3cret' });
   });
 
-  it('redacts secret values', () => {
-    expect(redact('token ghp_secret leaked twice: ghp_secret', ['ghp_secret'])).toBe('token *** leaked twice: ***');
+  it('redacts secret values, also as escaped in a JSON string, and not values too short to be secrets', () => {
+    expect(new Redactor(['ghp_secret']).redact('token ghp_secret leaked twice: ghp_secret')).toBe('token *** leaked twice: ***');
+    expect(new Redactor(['a"b\\c']).redact(JSON.stringify({ v: 'a"b\\c' }))).toBe('{"v":"***"}');
+    expect(new Redactor(['abc']).redact('abc')).toBe('abc');
   });
 });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import type { CommandOutcome } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
-import { hostKit, textOf } from '../helpers/host.js';
+import { constructionError, hostKit, textOf } from '../helpers/host.js';
 
 const kit = hostKit();
 const kitchen = fixture('extensions/kitchen');
@@ -106,6 +106,63 @@ describe('environment policy', { timeout: 30_000 }, () => {
     const logPath = host.extensions()[0]!.logPath;
     await host.stop();
     expect(readFileSync(logPath, 'utf8')).not.toContain(TOKEN);
+  });
+
+  it('a quoted line is redacted before it is cut: no piece of a secret is left at the cut', async () => {
+    const { host } = await envOf({ env: 'minimal', envAllow: ['ZOT_TEST_*'] });
+    const events: string[] = [];
+    host.on('diagnostic', (d) => events.push(d.message));
+    // The line is 105 `x` and the token: the quote of it is cut at 120 characters, inside the token.
+    await host.runCommand('/leak-line');
+    await host.runCommand('/leak-line');
+    const notJson = host.diagnostics().filter((d) => d.code === 'NOT_JSON');
+    expect(notJson).toHaveLength(2);
+    expect(notJson[0]!.message).toContain(`${'x'.repeat(105)}***`);
+    const logPath = host.extensions()[0]!.logPath;
+    await host.stop();
+    const piece = TOKEN.slice(0, 8);
+    expect(JSON.stringify(host.diagnostics())).not.toContain(piece);
+    expect(JSON.stringify(events)).not.toContain(piece);
+    expect(readFileSync(logPath, 'utf8')).not.toContain(piece);
+  });
+});
+
+describe('by-name options and the name identity rule', { timeout: 30_000 }, () => {
+  /** A manifest named `name` that runs the program of `fixtureDir` (its imports resolve from there). */
+  const renamed = (fixtureDir: string, name: string, program: string, extra: Record<string, unknown> = {}) => {
+    const dir = path.join(kit.dir, `renamed-${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'extension.json'), JSON.stringify({ name, exec: path.join(fixtureDir, program), ...extra }));
+    return dir;
+  };
+
+  it("permissions.byExtension written for 'guard' applies to a manifest named 'Guard'", async () => {
+    const dir = renamed(guard, 'Guard', 'guard.py');
+    const { host } = await kit.start({ explicit: [dir], permissions: { default: 'all', byExtension: { guard: { commands: true } } } });
+    expect(host.extensions()[0]!.permissions.granted).toEqual(['commands']);
+    // Without the intercept scope the guard is not in the chain: nothing is blocked.
+    expect((await host.intercepts.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'rm -rf /' } })).block).toBe(false);
+  });
+
+  it("interceptPolicy written for 'deaf' applies to a manifest named 'DEAF': its failing interceptor blocks", async () => {
+    const dir = renamed(fixture('faults/deaf-interceptor'), 'DEAF', 'deaf-interceptor.mjs');
+    const { host } = await kit.start({ explicit: [dir], interceptPolicy: { deaf: { onFailure: 'block' } }, timeouts: { intercept: 300 } });
+    expect((await host.intercepts.toolCall({ toolId: 't', toolName: 'bash', args: { command: 'ls' } })).block).toBe(true);
+  });
+
+  it('two keys of one by-name option that name the same extension are refused at construction', () => {
+    for (const options of [{ permissions: { byExtension: { guard: 'all', Guard: 'none' } } }, { envByExtension: { 'd\u00e9ploy': {}, 'de\u0301ploy': {} } }, { interceptPolicy: { a: {}, A: {} } }]) {
+      const error = constructionError(options);
+      expect(error.code).toBe(ErrorCode.INVALID_OPTIONS);
+      expect(error.message).toMatch(/has the keys ".+" and ".+", which name the same extension/);
+    }
+  });
+
+  it("envByExtension written for 'env-dump' applies to a manifest named 'ENV-Dump' (NFC and case folding)", async () => {
+    const dir = renamed(envDump, 'ENV-Dump', 'env-dump.mjs');
+    const { host } = await kit.start({ explicit: [dir], env: 'minimal', envByExtension: { 'env-dump': { MODE: 'ci' } } });
+    const env = JSON.parse(textOf(await host.callTool('env', {}))) as Record<string, string>;
+    expect(env.MODE).toBe('ci');
   });
 });
 

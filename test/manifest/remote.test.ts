@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DiagnosticCode, ManifestDiscovery } from '../../src/manifest/index.js';
-import { MAX_HEADERS, nameFromUrl, redactUrl, resolveHeaders } from '../../src/manifest/remote.js';
+import { MAX_HEADERS, nameFromUrl, redactUrl, redactUrlsIn, resolveHeaders } from '../../src/manifest/remote.js';
 import { tempDirs } from '../helpers/fixtures.js';
 import { tree } from './tree.js';
 
@@ -80,6 +80,11 @@ describe('remote helpers', () => {
     expect(nameFromUrl('wss://guard.example.com/a/../b?x=1')).toBe('guard.example.com-b');
     expect(nameFromUrl('ws://[::1]:9/x')).toBe('1-9-x');
     expect(nameFromUrl(`ws://h/${'a'.repeat(200)}`)).toHaveLength(64);
+  });
+
+  it('redactUrlsIn hides the user name and password of every URL in a text, nothing else', () => {
+    expect(redactUrlsIn('cannot reach ws://me:pw@h:1/p or "wss://tok@h2/" (mail me@example.com)')).toBe('cannot reach ws://***@h:1/p or "wss://***@h2/" (mail me@example.com)');
+    expect(redactUrlsIn('ws://h:1/p?a=b@c')).toBe('ws://h:1/p?a=b@c');
   });
 
   it('redactUrl hides user name and password only', () => {

@@ -115,6 +115,76 @@ describe('arbitrary embedder inputs', () => {
   }, 20_000);
 });
 
+describe('weird argument values to every public method', () => {
+  const boom = () => {
+    throw new Error('boom');
+  };
+  // Values that break naive code: a Symbol or BigInt (no string conversion), a Proxy whose every trap
+  // throws, objects whose toString / valueOf / getters throw, null, a cyclic object.
+  const weirdValues: unknown[] = [
+    Symbol('s'),
+    10n,
+    null,
+    undefined,
+    cyclic(),
+    new Proxy({}, { get: boom, has: boom, ownKeys: boom, getOwnPropertyDescriptor: boom, getPrototypeOf: boom }),
+    { toString: boom, valueOf: boom, [Symbol.toPrimitive]: boom },
+    Object.defineProperties({}, { name: { get: boom, enumerable: true }, args: { get: boom, enumerable: true }, timeoutMs: { get: boom, enumerable: true }, signal: { get: boom, enumerable: true }, event: { get: boom, enumerable: true }, extension: { get: boom, enumerable: true } }),
+    Object.create(null),
+    () => 'fn',
+  ];
+  // fast-check inspects what it generates (and trips on the Proxy): it generates indexes into the list.
+  const weird = fc.oneof(fc.nat({ max: weirdValues.length - 1 }).map((i) => ({ i })), fc.anything({ maxDepth: 2, withBigInt: true }), fc.constantFrom('p', '/p', 'turn_start'));
+  const value = (v: unknown) => (typeof v === 'object' && v !== null && Object.keys(v).length === 1 && typeof (v as { i?: unknown }).i === 'number' ? weirdValues[(v as { i: number }).i] : v);
+
+  /** A call's outcome: returned, resolved, or a typed error (sync or async); never anything else. */
+  const settlesTyped = async (call: () => unknown): Promise<unknown> => {
+    let value: unknown;
+    try {
+      value = call();
+    } catch (error) {
+      typed(error);
+      return undefined;
+    }
+    if (value instanceof Promise) return value.catch((error: unknown) => typed(error));
+    return value;
+  };
+
+  it('return, resolve, or throw / reject a typed ExtensionHostError; callTool always resolves', async () => {
+    nextAnswer = ['{"type":"tool_result","id":"$ID","content":[]}', '{"type":"event_intercept_response","id":"$ID"}', '{"type":"command_response","id":"$ID","action":"noop"}'];
+    const h = host as unknown as Record<string, (...args: unknown[]) => unknown>;
+    await fc.assert(
+      fc.asyncProperty(weird, weird, weird, weird, async (...generated) => {
+        const [a, b, c, d] = generated.map(value);
+        await ready();
+        let result: unknown;
+        try {
+          result = await h.callTool!(a, b, c);
+        } catch (error) {
+          throw new Error(`callTool threw: ${String(error)}`);
+        }
+        expect(typeof (result as { isError?: unknown }).isError).toBe('boolean');
+        if (typeof a !== 'string') expect((result as { failure?: { code?: string } }).failure?.code).toBe('INVALID_ARGUMENT');
+        for (const [method, args] of [
+          ['runCommand', [a, b]],
+          ['runCommand', [a]],
+          ['panelKey', [a, b, c, d]],
+          ['closePanel', [a, b]],
+          ['emit', [a]],
+          ['setModel', [a]],
+          ['prepareSystemPrompt', [a]],
+          ['restart', [a]],
+        ] as const) {
+          await settlesTyped(() => h[method]!(...args));
+        }
+        const intercepts = host.intercepts as unknown as Record<string, (...args: unknown[]) => unknown>;
+        for (const method of ['toolCall', 'turnStart', 'assistantMessage']) await settlesTyped(() => intercepts[method]!(a, b));
+      }),
+      { seed: 1215, numRuns: 150 },
+    );
+  }, 30_000);
+});
+
 function cyclic(): Record<string, unknown> {
   const value: Record<string, unknown> = { a: 1 };
   value.self = value;

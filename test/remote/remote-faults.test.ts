@@ -59,15 +59,38 @@ describe('a remote extension that fails', () => {
     const connection = await server.connection();
     const call = host.callTool('wait', {});
     const request = await connection.next('tool_call');
+    const exited = nextEvent(host, 'extension:state', (s) => s.state === 'exited');
     // A text frame's content, sent as a binary message: the protocol is one text message per frame.
     connection.socket.send(Buffer.from(JSON.stringify({ type: 'tool_result', id: request.id, content: [{ type: 'text', text: 'as binary' }] })), { binary: true });
     expect(await call).toMatchObject({ isError: true, failure: { code: 'PROCESS_EXITED' } });
     expect(await connection.closed).toEqual({ code: 1003, reason: 'binary messages are not accepted' });
     const name = `127.0.0.1-${server.port}-ext`;
-    const log = readFileSync(host.extensions()[0]!.logPath, 'utf8');
-    expect(log).toContain(`${name} sent a binary message (`);
-    expect(log).toContain('the protocol is one text message per frame: closing the connection with 1003');
+    await exited;
+    const logPath = host.extensions()[0]!.logPath;
+    await waitUntil('the binary message in the log', () => readFileSync(logPath, 'utf8').includes('the protocol is one text message per frame: closing the connection with 1003'));
+    expect(readFileSync(logPath, 'utf8')).toContain(`${name} sent a binary message (`);
     expect(host.tools()).toEqual([]);
+  });
+
+  it('a binary message is a typed BINARY_MESSAGE diagnostic naming the extension and its log; the pending call says why', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: scripted('binary') });
+    const host = await started(server.url);
+    const events: string[] = [];
+    host.on('diagnostic', (d) => events.push(d.code));
+    const connection = await server.connection();
+    const call = host.callTool('wait', {});
+    await connection.next('tool_call');
+    connection.socket.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]), { binary: true });
+    const name = `127.0.0.1-${server.port}-ext`;
+    const { logPath } = host.extensions()[0]!;
+    const result = await call;
+    expect(result.failure).toMatchObject({ code: 'PROCESS_EXITED', extension: name, logPath });
+    expect(result.failure!.message).toContain(`${name} sent a binary message (4 bytes)`);
+    expect(await connection.closed).toEqual({ code: 1003, reason: 'binary messages are not accepted' });
+    const d = host.diagnostics().find((x) => x.code === 'BINARY_MESSAGE');
+    expect(d).toMatchObject({ extension: name, logPath, severity: 'error' });
+    expect(d!.message).toBe(`${name} sent a binary message (4 bytes); the protocol is one text message per frame: the connection was closed (1003) and it is being stopped; see ${logPath} (log: ${logPath})`);
+    expect(events).toContain('BINARY_MESSAGE');
   });
 
   it('the server gone mid-call: every pending call settles at once with PROCESS_EXITED, registrations removed', { timeout: TEST_MS }, async () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKitchen } from '../../fixtures/sdk/kitchen-sdk/extension.js';
 import { constructionError, hostKit, textOf } from '../helpers/host.js';
 import { waitUntil } from '../helpers/wait.js';
-import { serveExtension, startWsPeer, type WsPeer } from '../helpers/ws-peer.js';
+import { closedPort, serveExtension, startWsPeer, type WsPeer } from '../helpers/ws-peer.js';
 
 const TEST_MS = 15_000;
 const kit = hostKit();
@@ -76,6 +76,80 @@ describe('a url manifest', () => {
     const logPath = host.extensions()[0]!.logPath;
     await host.stop();
     expect(readFileSync(logPath, 'utf8')).not.toContain('s3cret');
+  });
+
+  it("a header secret never appears in diagnostics, 'diagnostic' events, warnings or the log, not even a piece of it at a cut", { timeout: TEST_MS }, async () => {
+    const token = 'Bearer s3cret-remote-token-0123456789';
+    const server = await peer({ onConnection: (c) => void c.hello('leaky', [{ type: 'ready' }]) });
+    const dir = urlManifest({ name: 'leaky', url: server.url, headers: { Authorization: 'env:ZOT_TEST_REMOTE_AUTH' } });
+    const { host, report, rec } = await kit.start({ explicit: [dir], env: { ...process.env, ZOT_TEST_REMOTE_AUTH: token } });
+    expect(report.failed).toEqual([]);
+    const events: string[] = [];
+    host.on('diagnostic', (d) => events.push(d.message));
+    const connection = await server.connection();
+    // The quote of a bad line is cut at 120 characters: here inside the secret.
+    connection.send(`${'x'.repeat(105)}${token}`);
+    connection.send({ type: 'mystery', echo: token });
+    connection.send({ type: 'notify', level: `level-${token}`, message: 'bad level' });
+    // Six NOT_JSON lines: the fifth is the last in full, the sixth goes into the summary's quote.
+    for (let i = 0; i < 6; i++) connection.send(`${'y'.repeat(150 + i)}${token}`);
+    connection.send({ type: 'notify', level: 'info', message: 'after the bad lines' });
+    await rec.waitFor('notify', (n) => n.message === 'after the bad lines');
+    const logPath = host.extensions()[0]!.logPath;
+    await host.stop();
+    const shown = [JSON.stringify(host.diagnostics()), JSON.stringify(events), JSON.stringify(rec.of('warning')), readFileSync(logPath, 'utf8')];
+    expect(host.diagnostics().map((d) => d.code)).toEqual(expect.arrayContaining(['NOT_JSON', 'UNKNOWN_TYPE', 'UNKNOWN_LEVEL']));
+    expect(events.length).toBeGreaterThanOrEqual(7);
+    // Not the secret, nor any 8 characters of it.
+    for (const text of shown) for (let at = 0; at + 8 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 8));
+    expect(shown[0]).toContain('***');
+  });
+
+  it('credentials in a URL are masked wherever it is shown: searched, extensions(), diagnostics, warnings, errors, the log', { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: serveExtension(createKitchen) });
+    const withCredentials = server.url.replace('ws://', 'ws://alice:pw-s3cret@');
+    const unreachable = `ws://bob:pw-s3cret@127.0.0.1:${await closedPort()}/gone`;
+    const { host, report, rec } = await kit.start({ explicit: [withCredentials, unreachable] });
+    expect(report.loaded).toHaveLength(1);
+    expect(report.failed).toHaveLength(1);
+    expect(report.searched).toEqual([server.url.replace('ws://', 'ws://***:***@'), unreachable.replace('bob:pw-s3cret', '***:***')]);
+    const logs = host.extensions().map((e) => e.logPath);
+    await host.stop();
+    const shown = [JSON.stringify(report), JSON.stringify(host.extensions()), JSON.stringify(host.diagnostics()), JSON.stringify(rec.of('warning')), ...logs.map((l) => readFileSync(l, 'utf8'))];
+    for (const text of shown) {
+      expect(text).not.toContain('pw-s3cret');
+      expect(text).not.toMatch(/alice|bob/);
+    }
+  });
+
+  it("env:NAME headers obey the env policy: under 'minimal' only what envAllow allows (or envByExtension sets) is sent", { timeout: TEST_MS }, async () => {
+    const server = await peer({ onConnection: (c) => void c.hello('exporter', [{ type: 'ready' }]) });
+    const dir = urlManifest({ name: 'exporter', url: server.url, headers: { 'X-Key': 'env:ZOT_TEST_HOST_API_KEY' } });
+    const saved = process.env.ZOT_TEST_HOST_API_KEY;
+    process.env.ZOT_TEST_HOST_API_KEY = 'sk-host-key-not-for-remotes';
+    try {
+      const refused = await kit.start({ explicit: [dir], env: 'minimal', envAllow: [] });
+      expect(refused.report.failed).toHaveLength(1);
+      expect(refused.report.failed[0]!.error).toMatchObject({ code: 'SPAWN_FAILED', extension: 'exporter' });
+      expect(refused.report.failed[0]!.error.message).toContain('header X-Key is env:ZOT_TEST_HOST_API_KEY');
+      const missing = refused.host.diagnostics().find((d) => d.code === 'ENV_MISSING');
+      expect(missing?.message).toBe("exporter: header X-Key is env:ZOT_TEST_HOST_API_KEY, not passed: env is 'minimal' and envAllow does not list it");
+      expect(server.connections).toHaveLength(0);
+      await refused.host.stop();
+
+      const allowed = await kit.start({ explicit: [dir], env: 'minimal', envAllow: ['ZOT_TEST_HOST_*'] });
+      expect(allowed.report.failed).toEqual([]);
+      expect((await server.connection(0)).headers['x-key']).toBe('sk-host-key-not-for-remotes');
+      await allowed.host.stop();
+
+      const set = await kit.start({ explicit: [dir], env: 'minimal', envByExtension: { exporter: { ZOT_TEST_HOST_API_KEY: 'per-extension-value' } } });
+      expect(set.report.failed).toEqual([]);
+      expect((await server.connection(1)).headers['x-key']).toBe('per-extension-value');
+      await set.host.stop();
+    } finally {
+      if (saved === undefined) delete process.env.ZOT_TEST_HOST_API_KEY;
+      else process.env.ZOT_TEST_HOST_API_KEY = saved;
+    }
   });
 
   it('a missing header variable fails the start with a diagnostic naming the extension and the variable', { timeout: TEST_MS }, async () => {
