@@ -15,6 +15,7 @@ export type {
   CommandInfo,
   CommandOutcome,
   ExtensionHostOptions,
+  FrameTapEntry,
   ExtensionInfo,
   ExtensionState,
   FailedReport,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ExtensionHost } from '../host/host.js';
-import type { HostCallbacks } from '../host/types.js';
+import type { FrameTapEntry, HostCallbacks } from '../host/types.js';
 import { looksLikeUrl } from '../manifest/remote.js';
 import type { CommandContext } from './context.js';
 
@@ -10,7 +10,7 @@ export function explicitPaths(ctx: CommandContext): string[] {
 }
 
 /** A host configured from the global options, as an agent would run it. */
-export function createHost(ctx: CommandContext, options: { explicit: readonly string[]; discover: boolean; callbacks?: HostCallbacks | undefined }): ExtensionHost {
+export function createHost(ctx: CommandContext, options: { explicit: readonly string[]; discover: boolean; callbacks?: HostCallbacks | undefined; frameTap?: ((frame: FrameTapEntry) => void) | undefined }): ExtensionHost {
   return new ExtensionHost({
     cwd: ctx.cwd,
     appName: ctx.appName,
@@ -19,5 +19,6 @@ export function createHost(ctx: CommandContext, options: { explicit: readonly st
     discover: options.discover,
     env: ctx.io.env,
     callbacks: options.callbacks,
+    ...(options.frameTap === undefined ? {} : { frameTap: options.frameTap }),
   });
 }

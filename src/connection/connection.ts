@@ -37,6 +37,8 @@ export interface ConnectionOptions {
   isOver(): boolean;
   /** A `[host]` line in the extension's log. */
   log?(message: string): void;
+  /** Sees each line queued for the peer (with its LF), e.g. `zot-ext run --trace`. */
+  readonly tap?: ((direction: 'in' | 'out', line: string) => void) | undefined;
   /**
    * A write to the transport threw: it is lost (every pending request has settled PROCESS_EXITED
    * already). The owner ends the connection; without this hook the connection goes on, and later
@@ -191,6 +193,7 @@ export class Connection implements WriterOwner {
       }
     }
     // A write that throws settles this request too (onWriteFailed): nothing throws here.
+    this.options.tap?.('out', line);
     this.writer.enqueue(line);
     return promise;
   }
@@ -224,7 +227,10 @@ export class Connection implements WriterOwner {
 
   /** Queues an encoded one-way frame; false (and a diagnostic) when the outbound bound drops it. */
   sendLine(line: string, type: string): boolean {
-    if (this.writer.offer(line)) return true;
+    if (this.writer.offer(line)) {
+      this.options.tap?.('out', line);
+      return true;
+    }
     const { maxOutboundBytes, name, logPath } = this.options;
     this.options.diagnose(
       'OUTBOUND_DROPPED',
@@ -235,6 +241,7 @@ export class Connection implements WriterOwner {
 
   /** Queues a line past the bound (the goodbye must go out). */
   sendAlways(line: string): void {
+    this.options.tap?.('out', line);
     this.writer.enqueue(line);
   }
 

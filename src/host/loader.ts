@@ -99,10 +99,25 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
     idPrefix: `${order}`,
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
+    frameTap: frameTapFor(ctx, spec.name),
   });
   const ext = new LoadedExtension(order, proc, ctx, slot);
   ext.security = security;
   return ext;
+}
+
+/** The embedder's `frameTap` for one extension: redacted lines without their LF; a throw is CALLBACK_THREW. */
+function frameTapFor(ctx: HostContext, name: string): ((direction: 'in' | 'out', line: string) => void) | undefined {
+  const tap = ctx.options.frameTap;
+  if (tap === undefined) return undefined;
+  return (direction, line) => {
+    const text = line.endsWith('\n') ? line.slice(0, -1) : line;
+    try {
+      tap({ extension: name, direction, line: ctx.diagnostics.redact(name, text), at: Date.now() });
+    } catch (err) {
+      ctx.diagnostics.diagnose({ code: 'CALLBACK_THREW', message: `frameTap threw: ${err instanceof Error ? err.message : String(err)}`, extension: name, severity: 'error' });
+    }
+  };
 }
 
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */

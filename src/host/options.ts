@@ -87,6 +87,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   interceptPolicy: object,
   logMaxBytes: bytesOrInfinity,
   restart: (v) => (typeof v === 'boolean' || isObject(v) ? undefined : 'a boolean or an object'),
+  frameTap: (v) => (typeof v === 'function' ? undefined : 'a function'),
   tracing: (v) =>
     typeof v === 'boolean' || (isObject(v) && (v.tracerProvider === undefined || typeof (v.tracerProvider as { getTracer?: unknown } | null)?.getTracer === 'function'))
       ? undefined

@@ -212,6 +212,23 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
   restart?: RestartPolicy | boolean | undefined;
   /** OpenTelemetry spans of calls, commands and intercept chains (docs/tracing.md). @default false */
   tracing?: TracingOption | undefined;
+  /**
+   * Sees every line between the host and each extension (`zot-ext run --trace`): `in` as read from
+   * the extension (also lines that are not frames), `out` as queued for it; redacted like the log,
+   * without the LF. Called synchronously on the host's read and write paths: keep it cheap. A throw
+   * is a `CALLBACK_THREW` diagnostic. @default undefined
+   */
+  frameTap?: ((frame: FrameTapEntry) => void) | undefined;
+}
+
+/** One line seen by `ExtensionHostOptions.frameTap`. */
+export interface FrameTapEntry {
+  extension: string;
+  /** `in`: from the extension; `out`: to it. */
+  direction: 'in' | 'out';
+  line: string;
+  /** `Date.now()` when it was seen. */
+  at: number;
 }
 
 /** How the host treats one extension's interceptor steps (see `ExtensionHostOptions.interceptPolicy`). */

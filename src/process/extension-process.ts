@@ -70,6 +70,9 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   /** Holds lines while the frame schemas load; made for the first line that needs them. */
   private gate: CodecGate | undefined;
 
+  /** The embedder's frame tap (ConnectionOptions.tap for `out`; lineIn for `in`). */
+  readonly tap: ((direction: 'in' | 'out', line: string) => void) | undefined;
+
   constructor(options: ExtensionProcessOptions) {
     super(options);
     ({ host: this.host, capabilities: this.offered } = options);
@@ -77,6 +80,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     const maxFrameBytes = (this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
     const { timeouts } = options;
     this.idPrefix = options.idPrefix ?? options.name;
+    this.tap = options.frameTap;
     this.maxOutboundBytes = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
     this.stuckMs = timeouts?.stuck ?? 60_000;
     this.transport = createTransport(options.launch, { name: this.name, dir: this.dir, log: this.logFile, maxFrameBytes, shutdownMs: timeouts?.shutdown, killMs: timeouts?.kill, connectMs: this.helloTimeout });
@@ -180,6 +184,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
 
   /** Internal (the transport's receiver, and the codec gate's for the lines it held): one line of the peer. */
   lineIn(line: string): void {
+    this.tap?.('in', line);
     const { gate } = this;
     const decoded = gate !== undefined ? gate.decode(line) : decodeLine(line, undefined);
     if (decoded === undefined) return;

@@ -48,6 +48,8 @@ export interface ExtensionProcessOptions {
   idPrefix?: string | undefined;
   /** The protocol extensions offered in the handshake (negotiation.ts). @default HOST_CAPABILITIES */
   capabilities?: readonly ProtocolCapability[] | undefined;
+  /** Sees every line: `in` as read from the extension (before decoding), `out` as queued for it. @default undefined */
+  frameTap?: ((direction: 'in' | 'out', line: string) => void) | undefined;
 }
 
 export interface ExitInfo {

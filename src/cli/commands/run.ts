@@ -1,8 +1,10 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import type { OptionValues } from '../args.js';
 import { emitKeypressEvents, createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
-import type { StartReport } from '../../host/types.js';
+import type { FrameTapEntry, StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -36,6 +38,8 @@ export const run: Command = {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
     timeout: { type: 'string', value: 'ms', description: 'deadline of each /command and !tool call (default: 30000 and 60000)' },
     json: { type: 'boolean', description: 'print one JSON object per result on stdout (lines are read as when piped)' },
+    trace: { type: 'boolean', description: 'every line between the host and the extensions, timestamped, on stderr' },
+    'trace-file': { type: 'string', value: 'path', description: 'the same, appended to a file' },
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -45,7 +49,8 @@ export const run: Command = {
     const tty = !json && ctx.io.stdin.isTTY === true && ctx.io.stdout.isTTY === true;
     const screen = new Screen(ctx.out, ctx.err, tty);
     const repl = new RunConsole(screen, { callTimeoutMs: timeoutMs, json });
-    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks });
+    const trace = traceSink(ctx);
+    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks, frameTap: trace?.tap });
     repl.attach(host);
     try {
       const report = await host.start();
@@ -56,9 +61,36 @@ export const run: Command = {
     } finally {
       screen.close();
       await host.stop();
+      trace?.close();
     }
   },
 };
+
+/**
+ * `--trace` / `--trace-file <path>`: one line per frame, `<ISO time> <extension> -> <line>` (to it)
+ * or `<-` (from it), control characters escaped so a frame cannot forge output.
+ */
+function traceSink(ctx: CommandContext): { tap: (frame: FrameTapEntry) => void; close(): void } | undefined {
+  const file = ctx.values['trace-file'];
+  if (ctx.values.trace !== true && typeof file !== 'string') return undefined;
+  const format = (f: FrameTapEntry) => `${new Date(f.at).toISOString()} ${f.extension} ${f.direction === 'out' ? '->' : '<-'} ${escapeControls(f.line)}\n`;
+  if (typeof file !== 'string') return { tap: (f) => ctx.io.stderr.write(format(f)), close: () => undefined };
+  let fd: number;
+  try {
+    fd = openSync(path.resolve(ctx.io.cwd, file), 'a');
+  } catch (err) {
+    throw new CliError(CliErrorCode.USAGE, `--trace-file: cannot open ${file}: ${(err as Error).message}`);
+  }
+  return {
+    tap: (f) => writeSync(fd, format(f)),
+    close: () => closeSync(fd),
+  };
+}
+
+/** C0/C1 controls, DEL and the line and bidi separators as \\u escapes (JSON lines stay JSON). */
+function escapeControls(line: string): string {
+  return line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 function callTimeout(value: OptionValues[string]): number | undefined {
   if (typeof value !== 'string') return undefined;
