@@ -245,7 +245,7 @@ function callOptions(what: string, options: unknown): HostCallOptions | undefine
   });
 }
 
-const CALL_OPTION_KEYS = ['signal', 'timeoutMs', 'onProgress', 'resetTimeoutOnProgress', 'maxTotalTimeoutMs', 'toolCallId'] as const satisfies readonly (keyof HostCallOptions)[];
+const CALL_OPTION_KEYS = ['signal', 'timeoutMs', 'onProgress', 'resetTimeoutOnProgress', 'maxTotalTimeoutMs', 'toolCallId', 'operationKey', 'reconcile'] as const satisfies readonly (keyof HostCallOptions)[];
 
 /** `get()` of an embedder's value; a getter or trap that throws is INVALID_ARGUMENT. */
 function read<T>(what: string, get: () => T): T {

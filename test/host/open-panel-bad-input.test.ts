@@ -103,7 +103,7 @@ describe('spontaneous open_panel: bad input', () => {
     await rec.waitFor('notify', (n) => n.message === 'marker');
     expect(rec.of('openPanel').map((p) => p.panelId)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
     await host.stop();
-    expect(host.diagnostics().filter((d) => d.code === 'RATE_LIMITED')).toEqual([expect.objectContaining({ extension: 'flood', message: expect.stringContaining('995 openPanel frames dropped: more than 5 within 60000 ms (rateLimits.openPanel)') })]);
+    expect(host.diagnostics().filter((d) => d.code === 'RATE_LIMITED')).toEqual([expect.objectContaining({ extension: 'flood', message: expect.stringContaining('995 open_panel frames dropped: more than 5 within 60000 ms (rateLimits.openPanel)') })]);
   });
 
   it('refuses open_panel without the panels scope (one PERMISSION_DENIED, the rest counted)', async () => {
