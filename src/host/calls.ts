@@ -11,7 +11,7 @@ import type { CallProgress, CommandOutcome, HostCallOptions, PanelView, ToolCont
 
 /** ExtensionHost.callTool: always resolves, failures as `isError: true` with a typed `failure`. */
 export function callTool(ctx: HostContext, name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
-  if (ctx.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`), undefined));
+  if (ctx.status !== 'running') return Promise.resolve(failedResult(notStarted(ctx, `tool ${name}`), undefined));
   const registration = ctx.toolRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
   const hidden = registration !== undefined && registration.value.deferred && !ctx.activated.has(name);
@@ -58,6 +58,11 @@ function activate(ctx: HostContext, names: readonly string[]): string[] {
     }
   }
   return activated;
+}
+
+/** The NOT_STARTED failure of a call (`what`: `tool x`, `/x`) while the host is not running. */
+function notStarted(ctx: HostContext, what: string): ExtensionHostError {
+  return new ExtensionHostError(ErrorCode.NOT_STARTED, `${what}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`);
 }
 
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {
@@ -128,6 +133,8 @@ export async function runCommand(ctx: HostContext, input: string | { name: strin
     name = input.name.replace(/^\//, '');
     args = String(input.args ?? '').trim();
   }
+  // As callTool: the host not running is a typed failure, and still `handled: false` (the agent's fallback runs).
+  if (ctx.status !== 'running') return { handled: false, name, args, failure: notStarted(ctx, `/${name}`) };
   const registration = ctx.commandRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
   if (registration === undefined || ext === undefined || (ext.state !== 'ready' && !ext.restarting)) return { handled: false, name, args };

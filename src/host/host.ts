@@ -235,7 +235,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * Runs `/name args` (or `{ name, args }`): dispatches to the owning extension and applies its answer
    * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own;
    * so does every command before start() has finished, during a reload and after stop() (no extension
-   * owns a command then).
+   * owns a command then), with `failure` NOT_STARTED as `callTool` has.
    * Never throws for extension faults: they are in `failure` (and reported through `warning`).
    */
   runCommand(input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
@@ -250,9 +250,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   /**
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
    * results come back as `isError: true` with a readable text and a typed `failure`. Before start()
-   * has finished, during a reload and after stop() the failure is NOT_STARTED.
+   * has finished, during a reload and after stop() the failure is NOT_STARTED. `args` are the tool's
+   * arguments, a JSON object. @default {}
    */
-  callTool(name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
+  callTool(name: string, args: Record<string, unknown> = {}, options?: HostCallOptions): Promise<ToolResult> {
     return callTool(this.ctx, name, args, options);
   }
 

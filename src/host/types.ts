@@ -279,7 +279,17 @@ export interface ToolResult {
 }
 
 export type CommandOutcome =
-  | { handled: false; name: string; args: string }
+  | {
+      handled: false;
+      name: string;
+      args: string;
+      /**
+       * Why no extension handled it when the host could not ask one: NOT_STARTED before start() has
+       * finished, during a reload and after stop() (as `callTool`'s failure). Undefined for a name no
+       * extension owns: that is the agent's own command, not a failure.
+       */
+      failure?: ExtensionHostError | undefined;
+    }
   | {
       handled: true;
       name: string;
