@@ -12,6 +12,7 @@ export type {
   ToolProgress,
   TracingOption,
   TracingSettings,
+  TracerProviderLike,
   CommandInfo,
   CommandOutcome,
   ExtensionHostOptions,

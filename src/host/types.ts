@@ -1,6 +1,5 @@
 // The public types of the host: its options, callbacks, events, snapshots and results (types only).
 import type { Readable, Writable } from 'node:stream';
-import type { TracerProvider } from '@opentelemetry/api';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
@@ -488,10 +487,21 @@ export interface RestartPolicy {
   jitter?: number | undefined;
 }
 
+/**
+ * What the host needs of an OpenTelemetry `TracerProvider`: `getTracer(name, version)`. Declared here
+ * so that this package's types never import the optional peer `@opentelemetry/api` (a consumer
+ * without it still type-checks); every real provider (`trace.getTracerProvider()`,
+ * `BasicTracerProvider`, `NodeTracerProvider`) is one.
+ */
+export interface TracerProviderLike {
+  /** Returns the tracer of `name` (`zot-extension-host`) at `version` (this package's). */
+  getTracer(name: string, version?: string): unknown;
+}
+
 /** Where the host's spans go when tracing is on. */
 export interface TracingSettings {
   /** The provider of the host's tracer (`zot-extension-host`). @default the global provider (`trace.getTracerProvider()`) */
-  tracerProvider?: TracerProvider | undefined;
+  tracerProvider?: TracerProviderLike | undefined;
 }
 
 /**
