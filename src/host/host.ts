@@ -308,7 +308,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return this.ctx.loaded.map((ext) => ext.info({ command: (name) => commandRegistry.isActive(name, ext.name), tool: (name) => toolRegistry.isActive(name, ext.name) }));
   }
 
-  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures, manifests that could not be loaded (MANIFEST_INVALID). */
+  /**
+   * Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor
+   * failures, manifests that could not be loaded (MANIFEST_INVALID) and every other discovery
+   * diagnostic with its own code (PATH_NOT_FOUND, SHADOWED, SKILL_*, ...).
+   */
   diagnostics(): HostDiagnostic[] {
     return this.ctx.diagnostics.snapshot();
   }

@@ -76,8 +76,11 @@ export interface HostWarning {
   message: string;
   extension?: string | undefined;
   logPath?: string | undefined;
+  /** What kind of problem: an `ErrorCode`, a host diagnostic code, or discovery's `DiagnosticCode` (`PATH_NOT_FOUND`, `SHADOWED`, ...). */
   code?: string | undefined;
   error?: ExtensionHostError | undefined;
+  /** The file or directory concerned (discovery's warnings: a manifest, an explicit path). */
+  path?: string | undefined;
 }
 
 /**
@@ -433,10 +436,19 @@ export interface LoadedReport {
 }
 
 export interface FailedReport {
+  /** The manifest name; for an explicit path that has no valid manifest, its last path segment (or the URL). */
   name: string;
   source: ExtensionInfo['source'];
+  /**
+   * Why it failed: its start error (`SPAWN_FAILED`, `EXITED_BEFORE_HELLO`, `HELLO_TIMEOUT`,
+   * `BAD_HELLO`, ...), or `MANIFEST_INVALID` for an explicit path that does not exist or whose
+   * manifest could not be loaded (the message starts with discovery's code: `PATH_NOT_FOUND: ...`).
+   */
   error: ExtensionHostError;
-  logPath: string;
+  /** Its log file; undefined for an explicit path that never started (nothing was spawned, no log). */
+  logPath: string | undefined;
+  /** An explicit path that could not be loaded: the file or directory concerned. */
+  path?: string | undefined;
 }
 
 export interface StartingReport {
@@ -612,3 +624,4 @@ export interface PermissionPolicy {
   /** Scope per manifest name; replaces `default` for that extension (it does not add to it). */
   byExtension?: Readonly<Record<string, Scope>> | undefined;
 }
+

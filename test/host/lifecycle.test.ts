@@ -226,7 +226,9 @@ describe('start() with extensions that fail', () => {
   it('reports each failure with a typed error and the log path, and loads the rest', () => {
     expect(report.loaded.map((l) => l.name)).toEqual(['hello-sh']);
     const failed = Object.fromEntries(report.failed.map((f) => [f.name, f]));
-    expect(Object.keys(failed)).toEqual(['crash-before-hello', 'not-hello', 'silent', 'broken-exec']);
+    // The explicit path that does not exist comes first: it never started (issue 33 #12).
+    expect(Object.keys(failed)).toEqual(['no-such-dir', 'crash-before-hello', 'not-hello', 'silent', 'broken-exec']);
+    expect(failed['no-such-dir']).toMatchObject({ source: 'explicit', logPath: undefined, path: path.join(kit.dir, 'no-such-dir'), error: { code: 'MANIFEST_INVALID' } });
     const codes = { 'crash-before-hello': 'EXITED_BEFORE_HELLO', 'not-hello': 'BAD_HELLO', silent: 'HELLO_TIMEOUT', 'broken-exec': 'SPAWN_FAILED' };
     for (const [name, code] of Object.entries(codes)) {
       const entry = failed[name]!;
