@@ -13,6 +13,8 @@ export type {
   TracingOption,
   TracingSettings,
   TracerProviderLike,
+  LifecycleEvent,
+  KnownLifecycleEvent,
   CommandInfo,
   CommandOutcome,
   ExtensionHostOptions,

@@ -2,9 +2,11 @@
 // host file that owns it, over one HostContext.
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
+import { KNOWN_EVENTS } from '../protocol/names.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
@@ -17,7 +19,7 @@ import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.j
 import { announceTools, listCommands, listTools } from './registrations.js';
 import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
-import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
+import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, LifecycleEvent, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
 
@@ -264,14 +266,28 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   /**
    * Sends a lifecycle event (`{ event: 'turn_start', step: 1 }`, wire field names) to the extensions
    * that subscribed to it, in order, without waiting. Returns how many extensions it was sent to.
-   * Throws INVALID_ARGUMENT for a known event with wrong fields.
+   * A known event (`EVENT_NAMES`) takes exactly its fields (typed; at run time a wrong one throws
+   * INVALID_ARGUMENT); any other name is a custom event whose fields pass through.
    */
-  override emit(event: { event: string; [field: string]: unknown }): number;
+  sendEvent<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return sendEvent(this.ctx, event);
+  }
+
+  /** The same as `sendEvent(event)`: sends a lifecycle event to its subscribers. */
+  override emit<N extends string>(event: { event: N } & LifecycleEvent<N>): number;
+  /**
+   * Emits a host event (`HostEvents`) to the `host.on()` listeners (eventemitter3). A lifecycle event
+   * name (`emit('turn_start', ...)`) throws INVALID_ARGUMENT: that would reach no extension; use
+   * `sendEvent({ event: 'turn_start', step })`.
+   */
   override emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean;
   override emit(first: unknown, ...rest: unknown[]): number | boolean {
+    if (typeof first !== 'string') return sendEvent(this.ctx, first as object);
+    if (KNOWN_EVENTS.has(first)) {
+      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit('${first}', ...) emits a host event to host.on() listeners and reaches no extension; send the lifecycle event with host.sendEvent({ event: '${first}', ... })`);
+    }
     // Host events from listeners of the embedder go through the same guard as the host's own.
-    if (typeof first === 'string') return this.ctx.out.emitRaw(first, rest);
-    return sendEvent(this.ctx, first as object);
+    return this.ctx.out.emitRaw(first, rest);
   }
 
   /**

@@ -2,8 +2,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
-import type { CommandAction, NotifyLevel } from '../protocol/frames.js';
-import type { InterceptEventName } from '../protocol/names.js';
+import type { CommandAction, EventFrame, NotifyLevel } from '../protocol/frames.js';
+import type { EventName, InterceptEventName } from '../protocol/names.js';
 
 export type { PanelKey } from '../protocol/frames.js';
 
@@ -625,3 +625,24 @@ export interface PermissionPolicy {
   byExtension?: Readonly<Record<string, Scope>> | undefined;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lifecycle events the agent sends to extensions (`sendEvent`, `emit({ event })`)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The fields of known event `N`, as its frame schema has them (wire names, without `type`). An
+ * event name of `EVENT_NAMES` that has no schema of its own yet takes any fields.
+ */
+type KnownEventOf<N extends EventName> = [Extract<EventFrame, { event: N }>] extends [never]
+  ? { event: N; [field: string]: unknown }
+  : Omit<Extract<EventFrame, { event: N }>, 'type'>;
+
+/**
+ * A lifecycle event for `sendEvent()` / `emit({ event })`, with the wire's field names: for a known
+ * event (`EVENT_NAMES`) exactly its fields (`{ event: 'turn_start', step: 1 }`); any other name is a
+ * custom event whose fields pass through.
+ */
+export type LifecycleEvent<N extends string = string> = N extends EventName ? KnownEventOf<N> : { event: N; [field: string]: unknown };
+
+/** Every known lifecycle event, one member per name of `EVENT_NAMES`. */
+export type KnownLifecycleEvent = { [N in EventName]: KnownEventOf<N> }[EventName];

@@ -11,6 +11,7 @@ import type {
   HostCallbacks,
   HostWarning,
   InMemoryExtension,
+  LifecycleEvent,
   NoteView,
   Origin,
   PanelCallOptions,
@@ -291,9 +292,14 @@ export class TestHost {
     }
   }
 
-  /** Sends a lifecycle event to subscribers; returns how many got it. */
-  emit(event: { event: string; [field: string]: unknown }): number {
-    return this.host.emit(event);
+  /** Sends a lifecycle event to subscribers (typed as `host.sendEvent`); returns how many got it. */
+  sendEvent<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return this.host.sendEvent(event);
+  }
+
+  /** The same as `sendEvent(event)`. */
+  emit<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return this.host.sendEvent(event);
   }
 
   /** Asks the intercept chain about a tool call. */
