@@ -2,6 +2,7 @@
 // host asks the agent to do is printed.
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolResult } from '../../host/types.js';
+import { isDiscoveryWarning } from '../start-problems.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import { indentedBlock as block, oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import type { Screen } from './screen.js';
@@ -109,6 +110,8 @@ export class RunConsole {
   }
 
   private warning(w: HostWarning): void {
+    // Discovery's problems are in the start report, which run prints.
+    if (isDiscoveryWarning(w)) return;
     if (w.error !== undefined) this.reported.add(w.error);
     this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${safe(w.message)}`);
   }
