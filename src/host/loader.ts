@@ -1,16 +1,16 @@
 // Starting and stopping extensions: discovery, one record and process per extension (how it is
 // reached, what it is offered), the handshake and readiness, restart attempts, and the start report.
-import { monotonicMs } from '../clock.js';
 import path from 'node:path';
+import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { explicitFailures, ManifestDiscovery, type ExplicitFailure } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { looksLikeUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
 import { ExtensionProcess, type Launch } from '../process/extension-process.js';
 import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
 import type { ProtocolCapability } from '../protocol/names.js';
-import { looksLikeUrl } from '../manifest/remote.js';
 import { memoryChild } from '../transport/memory.js';
 import { settlesWithin } from '../transport/settles-within.js';
 import { VERSION } from '../version.js';
