@@ -12,6 +12,9 @@ export type {
   ToolProgress,
   TracingOption,
   TracingSettings,
+  TracerProviderLike,
+  LifecycleEvent,
+  KnownLifecycleEvent,
   CommandInfo,
   CommandOutcome,
   ExtensionHostOptions,
@@ -54,7 +57,6 @@ export type {
   RateLimits,
   // zot's lifecycle events (issue 30)
   EmittedEvent,
-  LifecycleEvent,
   LifecycleEventOptions,
   ToolExposure,
   ToolReplay,

@@ -21,7 +21,7 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
     return Promise.resolve(failedResult(toHostError(err, ErrorCode.INVALID_ARGUMENT), undefined));
   }
   const options = checked;
-  if (ctx.status !== 'running') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.NOT_STARTED, `tool ${name}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`), undefined));
+  if (ctx.status !== 'running') return Promise.resolve(failedResult(notStarted(ctx, `tool ${name}`), undefined));
   const registration = ctx.toolRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
   const hidden = registration !== undefined && registration.value.deferred && !ctx.activated.has(name);
@@ -110,6 +110,11 @@ function activate(ctx: HostContext, names: readonly string[]): string[] {
   return activated;
 }
 
+/** The NOT_STARTED failure of a call (`what`: `tool x`, `/x`) while the host is not running. */
+function notStarted(ctx: HostContext, what: string): ExtensionHostError {
+  return new ExtensionHostError(ErrorCode.NOT_STARTED, `${what}: the host is ${ctx.status === 'idle' ? 'not started' : ctx.status}`);
+}
+
 function failedResult(failure: ExtensionHostError, extension: string | undefined): ToolResult {
   return { content: [{ type: 'text', text: failure.message }], isError: true, extension, activatedTools: [], failure };
 }
@@ -193,6 +198,8 @@ function toolContent(blocks: readonly ResultBlock[] | undefined): { content: Too
 export async function runCommand(ctx: HostContext, input: string | { name: string; args?: string | undefined }, given: HostCallOptions = {}): Promise<CommandOutcome> {
   const { name, args } = commandInput(input);
   const options = callOptions(`/${name}`, given) ?? {};
+  // As callTool: the host not running is a typed failure, and still `handled: false` (the agent's fallback runs).
+  if (ctx.status !== 'running') return { handled: false, name, args, failure: notStarted(ctx, `/${name}`) };
   const registration = ctx.commandRegistry.get(name);
   const ext = registration === undefined ? undefined : ctx.byName.get(registration.extension);
   if (registration === undefined || ext === undefined || (ext.state !== 'ready' && !ext.restarting)) return { handled: false, name, args };

@@ -3,10 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { InterceptChain } from '../intercept/chain.js';
 import { SystemPromptPreparer, type PreparedSystemPrompt, type PrepareSystemPromptOptions } from '../intercept/system-prompt.js';
 import { resolveHome } from '../manifest/home.js';
 import { nameKey } from '../manifest/limits.js';
+import { KNOWN_EVENTS } from '../protocol/names.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
@@ -19,7 +21,7 @@ import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.j
 import { announceTools, listCommands, listTools } from './registrations.js';
 import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
-import type { CommandInfo, CommandOutcome, EmittedEvent, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
+import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, LifecycleEvent, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
 
@@ -239,7 +241,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * Runs `/name args` (or `{ name, args }`): dispatches to the owning extension and applies its answer
    * through the callbacks. Unknown commands return `{ handled: false }` so the agent can fall back to its own;
    * so does every command before start() has finished, during a reload and after stop() (no extension
-   * owns a command then).
+   * owns a command then), with `failure` NOT_STARTED as `callTool` has.
    * Never throws for extension faults: they are in `failure` (and reported through `warning`).
    */
   runCommand(input: string | { name: string; args?: string | undefined }, options: HostCallOptions = {}): Promise<CommandOutcome> {
@@ -254,9 +256,10 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   /**
    * Calls an extension tool. Always resolves: timeouts, crashes, aborts, unknown tools and malformed
    * results come back as `isError: true` with a readable text and a typed `failure`. Before start()
-   * has finished, during a reload and after stop() the failure is NOT_STARTED.
+   * has finished, during a reload and after stop() the failure is NOT_STARTED. `args` are the tool's
+   * arguments, a JSON object. @default {}
    */
-  callTool(name: string, args: Record<string, unknown>, options?: HostCallOptions): Promise<ToolResult> {
+  callTool(name: string, args: Record<string, unknown> = {}, options?: HostCallOptions): Promise<ToolResult> {
     return callTool(this.ctx, name, args, options);
   }
 
@@ -265,20 +268,33 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Sends a lifecycle event (`{ event: 'turn_start', step: 1 }`, wire field names; `LifecycleEvent`
-   * per name in `EVENT_NAMES`, any fields for a custom event) to the extensions that subscribed to
-   * it, in order, without waiting. Returns how many extensions it was sent to. Each call that passes
-   * the check is numbered (`sequence`, from 1, whether or not it reaches anyone); to an extension
-   * that declared a capability the host adds `session_id`, `cwd` and `sequence` unless the event
-   * names them (docs/protocol.md "zot versions"). Throws INVALID_ARGUMENT for a known event with
-   * wrong fields.
+   * Sends a lifecycle event (`{ event: 'turn_start', step: 1 }`, wire field names) to the extensions
+   * that subscribed to it, in order, without waiting. Returns how many extensions it was sent to.
+   * A known event (`EVENT_NAMES`) takes exactly its fields (typed; at run time a wrong one throws
+   * INVALID_ARGUMENT); any other name is a custom event whose fields pass through. Each call that
+   * passes the check is numbered (`sequence`, from 1, whether or not it reaches anyone); to an
+   * extension that declared a capability the host adds `session_id`, `cwd` and `sequence` unless the
+   * event names them (docs/protocol.md "zot versions").
    */
-  override emit<E extends string>(event: EmittedEvent<E>): number;
+  sendEvent<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return sendEvent(this.ctx, event);
+  }
+
+  /** The same as `sendEvent(event)`: sends a lifecycle event to its subscribers. */
+  override emit<N extends string>(event: { event: N } & LifecycleEvent<N>): number;
+  /**
+   * Emits a host event (`HostEvents`) to the `host.on()` listeners (eventemitter3). A lifecycle event
+   * name (`emit('turn_start', ...)`) throws INVALID_ARGUMENT: that would reach no extension; use
+   * `sendEvent({ event: 'turn_start', step })`.
+   */
   override emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean;
   override emit(first: unknown, ...rest: unknown[]): number | boolean {
+    if (typeof first !== 'string') return sendEvent(this.ctx, first as object);
+    if (KNOWN_EVENTS.has(first)) {
+      throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `emit('${first}', ...) emits a host event to host.on() listeners and reaches no extension; send the lifecycle event with host.sendEvent({ event: '${first}', ... })`);
+    }
     // Host events from listeners of the embedder go through the same guard as the host's own.
-    if (typeof first === 'string') return this.ctx.out.emitRaw(first, rest);
-    return sendEvent(this.ctx, first as object);
+    return this.ctx.out.emitRaw(first, rest);
   }
 
   /**
@@ -315,7 +331,11 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
     return this.ctx.loaded.map((ext) => ext.info({ command: (name) => commandRegistry.isActive(name, ext.name), tool: (name) => toolRegistry.isActive(name, ext.name) }));
   }
 
-  /** Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor failures, manifests that could not be loaded (MANIFEST_INVALID). */
+  /**
+   * Diagnostics since start (the last 1,000): bad frames, conflicts, refused panels, interceptor
+   * failures, manifests that could not be loaded (MANIFEST_INVALID) and every other discovery
+   * diagnostic with its own code (PATH_NOT_FOUND, SHADOWED, SKILL_*, ...).
+   */
   diagnostics(): HostDiagnostic[] {
     return this.ctx.diagnostics.snapshot();
   }

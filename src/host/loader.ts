@@ -1,9 +1,10 @@
 // Starting and stopping extensions: discovery, one record and process per extension (how it is
 // reached, what it is offered), the handshake and readiness, restart attempts, and the start report.
+import path from 'node:path';
 import { monotonicMs } from '../clock.js';
-import { ErrorCode, toHostError } from '../errors.js';
+import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
-import { ManifestDiscovery } from '../manifest/discovery.js';
+import { explicitFailures, ManifestDiscovery, type ExplicitFailure } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
 import { looksLikeUrl, redactUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
@@ -15,10 +16,10 @@ import { settlesWithin } from '../transport/settles-within.js';
 import { VERSION } from '../version.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostContext } from './context.js';
 import { becomeReady, newSlot, processHelloTimeout, restartAttemptFailed, startBound } from './lifecycle.js';
-import { fromDiscovery, reportRefusedManifests } from './outlet.js';
+import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
-import type { HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
+import type { FailedReport, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
  * Discovers, creates every extension in load order and starts them in parallel; resolves when each
@@ -38,7 +39,7 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   });
   const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
-  reportRefusedManifests(ctx.diagnostics, found.diagnostics);
+  reportDiscovery(ctx.diagnostics, ctx.out, found.diagnostics);
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
   const toStart: ExtensionSpec[] = [];
@@ -62,7 +63,15 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
-  return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed);
+  return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed, explicitFailures(found).map(explicitFailed));
+}
+
+/** An explicit path the embedder asked for that could not be loaded, as report.failed has it. */
+function explicitFailed({ entry, diagnostics }: ExplicitFailure): FailedReport {
+  const first = diagnostics[0]!;
+  const name = first.extension ?? (looksLikeUrl(entry) ? first.path : path.basename(entry));
+  const error = new ExtensionHostError(ErrorCode.MANIFEST_INVALID, `${first.code}: ${first.message}`, { extension: name });
+  return { name, source: 'explicit', error, logPath: undefined, path: first.path };
 }
 
 /** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
@@ -185,12 +194,12 @@ export async function startExtension(ctx: HostContext, ext: LoadedExtension): Pr
 }
 
 /** The report of the current start; `failed` are the extensions that failed in it. */
-export function startReport(ctx: HostContext, skipped: StartReport['skipped'], discovery: readonly DiscoveryDiagnostic[], ms: number, failed: LoadedExtension[] = []): StartReport {
+export function startReport(ctx: HostContext, skipped: StartReport['skipped'], discovery: readonly DiscoveryDiagnostic[], ms: number, failed: LoadedExtension[] = [], unloaded: FailedReport[] = []): StartReport {
   return {
     loaded: ctx.loaded
       .filter((ext) => ext.state === 'ready')
       .map((ext) => ({ name: ext.name, source: ext.source, pid: ext.process.pid, readyVia: ext.readyVia!, readyMs: ext.readyMs!, logPath: ext.logPath })),
-    failed: failed.map((ext) => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath })),
+    failed: [...unloaded, ...failed.map((ext): FailedReport => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath }))],
     starting: ctx.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
     skipped,
     searched: [...ctx.searched],

@@ -190,11 +190,12 @@ export class HostDiagnostics {
   }
 }
 
-// Manifests discovery refused (bad JSON, a schema violation, no exec, ...) as host diagnostics, so
-// that an embedder reading host.diagnostics() or listening to 'diagnostic' sees why an extension is
-// missing, not only start()'s report.
+// What discovery found wrong reaches the embedder where it looks: host.diagnostics(), the
+// 'diagnostic' event and the `warning` callback, not only start()'s report. A manifest that could
+// not be loaded is MANIFEST_INVALID there; every other discovery diagnostic (a missing explicit path,
+// a shadowed or duplicate name, a bad skills entry, ...) keeps its own code.
 
-/** Per start at most this many are listed, then one summary counts the rest: a root of 10,000 bad manifests costs 101 entries. */
+/** Per start at most this many of each kind (refused manifests, the rest) are listed, then one summary counts the rest: a root of 10,000 bad manifests costs 101 entries. */
 export const MAX_MANIFEST_DIAGNOSTICS = 100;
 
 /** The discovery codes of a manifest that cannot be loaded (as errors: a stray directory in a root without one is only a warning). */
@@ -211,33 +212,46 @@ const REFUSED: ReadonlySet<string> = new Set([
 /** Made here: start()'s report lists discovery's own diagnostics instead. */
 const made = new WeakSet<HostDiagnostic>();
 
-/** Whether `d` is a refused manifest's host diagnostic (the report has discovery's original). */
+/** Whether `d` is one of discovery's diagnostics as a host diagnostic (the report has discovery's original). */
 export function fromDiscovery(d: HostDiagnostic): boolean {
   return made.has(d);
 }
 
-/** Records every refused manifest of one discovery as a MANIFEST_INVALID diagnostic naming its path, up to the bound. */
-export function reportRefusedManifests(diagnostics: HostDiagnostics, found: readonly DiscoveryDiagnostic[]): void {
-  let listed = 0;
-  let more = 0;
+/**
+ * Records every diagnostic of one discovery as a host diagnostic (kept, emitted) and a warning, up
+ * to the bound per kind: a refused manifest as MANIFEST_INVALID naming its path, the rest with
+ * discovery's code.
+ */
+export function reportDiscovery(diagnostics: HostDiagnostics, out: Embedder, found: readonly DiscoveryDiagnostic[]): void {
+  const refused = { listed: 0, more: 0 };
+  const other = { listed: 0, more: 0 };
   for (const d of found) {
-    if (d.severity !== 'error' || !REFUSED.has(d.code)) continue;
-    if (listed === MAX_MANIFEST_DIAGNOSTICS) {
-      more++;
+    const isRefused = d.severity === 'error' && REFUSED.has(d.code);
+    const count = isRefused ? refused : other;
+    if (count.listed === MAX_MANIFEST_DIAGNOSTICS) {
+      count.more++;
       continue;
     }
-    listed++;
-    const refused: HostDiagnostic = { code: ErrorCode.MANIFEST_INVALID, message: d.message, path: d.path, severity: 'error' };
-    if (d.extension !== undefined) refused.extension = d.extension;
-    made.add(refused);
-    diagnostics.unattached(refused);
+    count.listed++;
+    const host: HostDiagnostic = { code: isRefused ? ErrorCode.MANIFEST_INVALID : d.code, message: d.message, path: d.path, severity: d.severity };
+    if (d.extension !== undefined) host.extension = d.extension;
+    report(diagnostics, out, host, d.code);
   }
-  if (more === 0) return;
-  const summary: HostDiagnostic = {
-    code: ErrorCode.MANIFEST_INVALID,
-    message: `${more} more manifests could not be loaded (not listed here); start()'s report.diagnostics lists every one, and zot-ext doctor checks them`,
-    severity: 'error',
-  };
-  made.add(summary);
-  diagnostics.unattached(summary);
+  if (refused.more > 0) {
+    const message = `${refused.more} more manifests could not be loaded (not listed here); start()'s report.diagnostics lists every one, and zot-ext doctor checks them`;
+    report(diagnostics, out, { code: ErrorCode.MANIFEST_INVALID, message, severity: 'error' }, ErrorCode.MANIFEST_INVALID);
+  }
+  if (other.more > 0) {
+    const message = `${other.more} more discovery diagnostics (not listed here); start()'s report.diagnostics lists every one, and zot-ext doctor checks them`;
+    report(diagnostics, out, { code: 'DISCOVERY_MORE', message, severity: 'warning' }, 'DISCOVERY_MORE');
+  }
+}
+
+function report(diagnostics: HostDiagnostics, out: Embedder, d: HostDiagnostic, code: string): void {
+  made.add(d);
+  diagnostics.unattached(d);
+  const warning: HostWarning = { message: d.message, code };
+  if (d.extension !== undefined) warning.extension = d.extension;
+  if (d.path !== undefined) warning.path = d.path;
+  out.warn(warning);
 }

@@ -43,7 +43,8 @@ export async function loadTracing(
       { cause: err },
     );
   }
-  const provider = option === true ? undefined : option.tracerProvider;
+  // The option's type is structural (types.ts: TracerProviderLike); what it holds is a real provider.
+  const provider = (option === true ? undefined : option.tracerProvider) as Otel.TracerProvider | undefined;
   return { api, tracer: (provider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME, version) };
 }
 

@@ -1,6 +1,5 @@
 // The public types of the host: its options, callbacks, events, snapshots and results (types only).
 import type { Readable, Writable } from 'node:stream';
-import type { TracerProvider } from '@opentelemetry/api';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, EventFrame, NotifyLevel } from '../protocol/frames.js';
@@ -86,8 +85,11 @@ export interface HostWarning {
   message: string;
   extension?: string | undefined;
   logPath?: string | undefined;
+  /** What kind of problem: an `ErrorCode`, a host diagnostic code, or discovery's `DiagnosticCode` (`PATH_NOT_FOUND`, `SHADOWED`, ...). */
   code?: string | undefined;
   error?: ExtensionHostError | undefined;
+  /** The file or directory concerned (discovery's warnings: a manifest, an explicit path). */
+  path?: string | undefined;
 }
 
 /**
@@ -357,7 +359,17 @@ export interface ToolResult {
 }
 
 export type CommandOutcome =
-  | { handled: false; name: string; args: string }
+  | {
+      handled: false;
+      name: string;
+      args: string;
+      /**
+       * Why no extension handled it when the host could not ask one: NOT_STARTED before start() has
+       * finished, during a reload and after stop() (as `callTool`'s failure). Undefined for a name no
+       * extension owns: that is the agent's own command, not a failure.
+       */
+      failure?: ExtensionHostError | undefined;
+    }
   | {
       handled: true;
       name: string;
@@ -522,10 +534,19 @@ export interface LoadedReport {
 }
 
 export interface FailedReport {
+  /** The manifest name; for an explicit path that has no valid manifest, its last path segment (or the URL). */
   name: string;
   source: ExtensionInfo['source'];
+  /**
+   * Why it failed: its start error (`SPAWN_FAILED`, `EXITED_BEFORE_HELLO`, `HELLO_TIMEOUT`,
+   * `BAD_HELLO`, ...), or `MANIFEST_INVALID` for an explicit path that does not exist or whose
+   * manifest could not be loaded (the message starts with discovery's code: `PATH_NOT_FOUND: ...`).
+   */
   error: ExtensionHostError;
-  logPath: string;
+  /** Its log file; undefined for an explicit path that never started (nothing was spawned, no log). */
+  logPath: string | undefined;
+  /** An explicit path that could not be loaded: the file or directory concerned. */
+  path?: string | undefined;
 }
 
 export interface StartingReport {
@@ -576,10 +597,21 @@ export interface RestartPolicy {
   jitter?: number | undefined;
 }
 
+/**
+ * What the host needs of an OpenTelemetry `TracerProvider`: `getTracer(name, version)`. Declared here
+ * so that this package's types never import the optional peer `@opentelemetry/api` (a consumer
+ * without it still type-checks); every real provider (`trace.getTracerProvider()`,
+ * `BasicTracerProvider`, `NodeTracerProvider`) is one.
+ */
+export interface TracerProviderLike {
+  /** Returns the tracer of `name` (`zot-extension-host`) at `version` (this package's). */
+  getTracer(name: string, version?: string): unknown;
+}
+
 /** Where the host's spans go when tracing is on. */
 export interface TracingSettings {
   /** The provider of the host's tracer (`zot-extension-host`). @default the global provider (`trace.getTracerProvider()`) */
-  tracerProvider?: TracerProvider | undefined;
+  tracerProvider?: TracerProviderLike | undefined;
 }
 
 /**
@@ -700,18 +732,29 @@ export interface PermissionPolicy {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lifecycle events as emit() takes them (issue 30; docs/protocol.md "zot versions")
+// Lifecycle events the agent sends to extensions (`sendEvent`, `emit({ event })`)
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The fields of lifecycle event `E` as `emit()` takes them: wire field names, without `type` (the
- * EventFrame schema is their one definition). zot's `session_id`, `cwd` and `sequence` are optional
- * on every event: the host fills them where it sends them (see `LifecycleEventOptions`).
+ * The fields of known event `N`, as its frame schema has them (wire names, without `type`). An
+ * event name of `EVENT_NAMES` that has no schema of its own yet takes any fields.
  */
-export type LifecycleEvent<E extends EventName = EventName> = E extends EventName ? Omit<Extract<EventFrame, { event: E }>, 'type'> : never;
+type KnownEventOf<N extends EventName> = [Extract<EventFrame, { event: N }>] extends [never]
+  ? { event: N; [field: string]: unknown }
+  : Omit<Extract<EventFrame, { event: N }>, 'type'>;
 
-/** What `emit()` takes for the event named `E`: a lifecycle event's fields, or any fields of a custom event. */
-export type EmittedEvent<E extends string> = { event: E } & (E extends EventName ? LifecycleEvent<E> : { [field: string]: unknown });
+/**
+ * A lifecycle event for `sendEvent()` / `emit({ event })`, with the wire's field names: for a known
+ * event (`EVENT_NAMES`) exactly its fields (`{ event: 'turn_start', step: 1 }`); any other name is a
+ * custom event whose fields pass through.
+ */
+export type LifecycleEvent<N extends string = string> = N extends EventName ? KnownEventOf<N> : { event: N; [field: string]: unknown };
+
+/** Every known lifecycle event, one member per name of `EVENT_NAMES`. */
+export type KnownLifecycleEvent = { [N in EventName]: KnownEventOf<N> }[EventName];
+
+/** What `emit()` / `sendEvent()` take for the event named `E` (the same as `{ event: E } & LifecycleEvent<E>`). */
+export type EmittedEvent<E extends string> = { event: E } & LifecycleEvent<E>;
 
 /** How the host fills zot's fields of every event (`session_id`, `cwd`, `sequence`). */
 export interface LifecycleEventOptions {

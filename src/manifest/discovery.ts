@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { dedup } from './dedup.js';
-import { DiagnosticCode } from './diagnostics.js';
+import { DiagnosticCode, type DiscoveryDiagnostic } from './diagnostics.js';
 import type { DiscoveredExtension, DiscoveryResult } from './discovered.js';
 import { execDiagnostics } from './exec.js';
 import { locateExplicit, remoteSlot } from './explicit.js';
@@ -109,7 +109,15 @@ export class ManifestDiscovery {
     ]);
     // Home inside the project (e.g. ZOT_HOME=<cwd>/.zot): one directory, not two roots.
     const sameRoot = project.real !== undefined && project.real === global.real;
-    return dedup(await this.load([...explicit, ...project.items, ...(sameRoot ? [] : global.items)]));
+    const slots = await this.load([...explicit, ...project.items, ...(sameRoot ? [] : global.items)]);
+    const result = dedup(slots);
+    const failed: ExplicitFailure[] = [];
+    for (let i = 0; i < explicit.length; i++) {
+      const errors = slots[i]!.extension === undefined ? slots[i]!.diagnostics.filter((d) => d.severity === 'error') : [];
+      if (errors.length > 0) failed.push({ entry: this.explicit[i]!, diagnostics: errors });
+    }
+    if (failed.length > 0) explicitFailed.set(result, failed);
+    return result;
   }
 
   /**
@@ -217,6 +225,23 @@ export class ManifestDiscovery {
     }
     return slot;
   }
+}
+
+/** An explicit entry that could not be loaded (it does not exist, or its manifest is invalid). */
+export interface ExplicitFailure {
+  /** The entry, absolute (or the URL as given). */
+  entry: string;
+  /** Discovery's error diagnostics about it (also in the result's `diagnostics`). */
+  diagnostics: DiscoveryDiagnostic[];
+}
+
+// Internal (the host's report.failed): kept beside a result rather than in it, so that
+// DiscoveryResult stays { extensions, diagnostics }.
+const explicitFailed = new WeakMap<DiscoveryResult, ExplicitFailure[]>();
+
+/** Internal: the explicit entries of `result` that could not be loaded, in the order given. */
+export function explicitFailures(result: DiscoveryResult): readonly ExplicitFailure[] {
+  return explicitFailed.get(result) ?? [];
 }
 
 class ReadFailure {

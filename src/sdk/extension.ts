@@ -229,7 +229,7 @@ export class Extension {
     };
   }
 
-  /** Shows a one-shot note with this extension's name. */
+  /** Shows a one-shot note with this extension's name. The level comes first (Python's SDK: `notify(message, level="info")`). */
   notify(level: NotifyLevel, message: string): void {
     this.sendOneWay({ type: 'notify', level, message });
   }

@@ -55,7 +55,7 @@ export interface ExtensionContext {
   readonly host: HostInfo;
   /** Aborted when the extension stops (shutdown, end of input): long work should give up. */
   readonly signal: AbortSignal;
-  /** Shows a one-shot note with this extension's name. */
+  /** Shows a one-shot note with this extension's name. The level comes first (Python's SDK: `notify(message, level="info")`). */
   notify(level: NotifyLevel, message: string): void;
   /** Removes every note this extension pushed. */
   clearNotes(): void;

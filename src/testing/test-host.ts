@@ -11,6 +11,7 @@ import type {
   HostCallbacks,
   HostWarning,
   InMemoryExtension,
+  LifecycleEvent,
   NoteView,
   Origin,
   PanelCallOptions,
@@ -19,7 +20,6 @@ import type {
   StartReport,
   ToolInfo,
   ToolResult,
-  EmittedEvent,
 } from '../host/types.js';
 import type { AssistantMessageResult, ToolCallResult, TurnStartResult } from '../intercept/types.js';
 import type { PreparedSystemPrompt } from '../intercept/system-prompt.js';
@@ -294,9 +294,14 @@ export class TestHost {
     }
   }
 
-  /** Sends a lifecycle event to subscribers; returns how many got it. */
-  emit<E extends string>(event: EmittedEvent<E>): number {
-    return this.host.emit(event);
+  /** Sends a lifecycle event to subscribers (typed as `host.sendEvent`); returns how many got it. */
+  sendEvent<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return this.host.sendEvent(event);
+  }
+
+  /** The same as `sendEvent(event)`. */
+  emit<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
+    return this.host.sendEvent(event);
   }
 
   /** Asks the intercept chain about a tool call. */

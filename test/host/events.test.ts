@@ -5,6 +5,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionHostError } from '../../src/errors.js';
 import type { ExtensionHost } from '../../src/host/host.js';
+import type { HostWarning } from '../../src/host/types.js';
+import { EVENT_NAMES } from '../../src/protocol/names.js';
 import { fixture } from '../helpers/fixtures.js';
 import { type Recorder, hostKit } from '../helpers/host.js';
 
@@ -73,6 +75,55 @@ describe('emit()', () => {
       expect(thrown).toBeInstanceOf(ExtensionHostError);
       expect((thrown as ExtensionHostError).code).toBe('INVALID_ARGUMENT');
     }
+  });
+});
+
+describe('sendEvent() and emit() by name', () => {
+  it('sendEvent() is emit({ event }) under a clear name', async () => {
+    expect(host.sendEvent({ event: 'turn_start', step: 99 })).toBe(2);
+    await rec.waitFor('notify', (n) => n.extension === 'kitchen' && n.message.includes('"step":99'));
+    await rec.waitFor('notify', (n) => n.extension === 'kitchen-two' && n.message.includes('"step":99'));
+    expect(echoed('kitchen').at(-1)).toEqual({ type: 'event', event: 'turn_start', step: 99 });
+    expect(() => host.sendEvent({ event: 'turn_start', step: 'one' } as unknown as { event: string })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+
+  it("emit('<lifecycle event>', payload) as JavaScript writes it throws INVALID_ARGUMENT naming sendEvent, and sends nothing", async () => {
+    const before = echoed('kitchen').length;
+    const untyped = host.emit.bind(host) as (name: string, ...args: unknown[]) => unknown;
+    for (const name of EVENT_NAMES) {
+      let thrown: unknown;
+      try {
+        untyped(name, { event: name, step: 1 });
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(ExtensionHostError);
+      expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(`host.sendEvent({ event: '${name}'`) });
+    }
+    // Frames to one extension arrive in order: the marker is the first thing it got since.
+    host.sendEvent({ event: 'turn_start', step: 777 });
+    await rec.waitFor('notify', (n) => n.extension === 'kitchen' && n.message.includes('"step":777'));
+    await rec.waitFor('notify', (n) => n.extension === 'kitchen-two' && n.message.includes('"step":777'));
+    expect(echoed('kitchen').slice(before)).toEqual([{ type: 'event', event: 'turn_start', step: 777 }]);
+  });
+
+  it("emit(name, ...) of a host event, or of the embedder's own name, still reaches host.on() listeners", () => {
+    const warnings: HostWarning[] = [];
+    const own: unknown[] = [];
+    const onWarning = (w: HostWarning) => warnings.push(w);
+    const onOwn = (x: unknown) => own.push(x);
+    host.on('warning', onWarning);
+    const untyped = host as unknown as { on(name: string, fn: (x: unknown) => void): void; off(name: string, fn: (x: unknown) => void): void; emit(name: string, ...args: unknown[]): boolean };
+    untyped.on('my-agent:saved', onOwn);
+    try {
+      expect(host.emit('warning', { message: 'from the embedder' })).toBe(true);
+      expect(untyped.emit('my-agent:saved', 42)).toBe(true);
+    } finally {
+      host.off('warning', onWarning);
+      untyped.off('my-agent:saved', onOwn);
+    }
+    expect(warnings).toEqual([{ message: 'from the embedder' }]);
+    expect(own).toEqual([42]);
   });
 });
 

@@ -141,7 +141,7 @@ describe('start() with a mix of readiness behaviours', () => {
     expect(states.slice(mark)).toEqual(names.map((name) => ({ name, state: 'stopped', previous: 'ready' })));
     expect(host.tools()).toEqual([]);
     expect(host.commands()).toEqual([]);
-    expect(await host.runCommand('/legacy')).toEqual({ handled: false, name: 'legacy', args: '' });
+    expect(await host.runCommand('/legacy')).toMatchObject({ handled: false, name: 'legacy', args: '', failure: { code: 'NOT_STARTED', message: '/legacy: the host is stopped' } });
     const result = await host.callTool('echo', {});
     expect(result.isError).toBe(true);
     // The tool existed: the host being stopped is the reason, not an unknown name.
@@ -151,10 +151,13 @@ describe('start() with a mix of readiness behaviours', () => {
 });
 
 describe('before start() and with await using', () => {
-  it('callTool before start() answers NOT_STARTED; a command is not handled', async () => {
+  it('callTool and runCommand before start() both answer NOT_STARTED; the command is not handled (the agent falls back)', async () => {
     const { host } = kit.create({ explicit: [fixture('extensions/hello-sh')] });
     expect(await host.callTool('echo', {})).toMatchObject({ isError: true, extension: undefined, failure: { code: 'NOT_STARTED', message: 'tool echo: the host is not started' } });
-    expect(await host.runCommand('/hello-sh')).toEqual({ handled: false, name: 'hello-sh', args: '' });
+    expect(await host.callTool('echo')).toMatchObject({ isError: true, failure: { code: 'NOT_STARTED' } });
+    const outcome = await host.runCommand('/hello-sh');
+    expect(outcome).toMatchObject({ handled: false, name: 'hello-sh', args: '', failure: { code: 'NOT_STARTED', message: '/hello-sh: the host is not started' } });
+    expect(outcome.failure).toBeInstanceOf(ExtensionHostError);
   });
 
   it('[Symbol.asyncDispose]() stops the host and its processes', async () => {
@@ -223,7 +226,9 @@ describe('start() with extensions that fail', () => {
   it('reports each failure with a typed error and the log path, and loads the rest', () => {
     expect(report.loaded.map((l) => l.name)).toEqual(['hello-sh']);
     const failed = Object.fromEntries(report.failed.map((f) => [f.name, f]));
-    expect(Object.keys(failed)).toEqual(['crash-before-hello', 'not-hello', 'silent', 'broken-exec']);
+    // The explicit path that does not exist comes first: it never started (issue 33 #12).
+    expect(Object.keys(failed)).toEqual(['no-such-dir', 'crash-before-hello', 'not-hello', 'silent', 'broken-exec']);
+    expect(failed['no-such-dir']).toMatchObject({ source: 'explicit', logPath: undefined, path: path.join(kit.dir, 'no-such-dir'), error: { code: 'MANIFEST_INVALID' } });
     const codes = { 'crash-before-hello': 'EXITED_BEFORE_HELLO', 'not-hello': 'BAD_HELLO', silent: 'HELLO_TIMEOUT', 'broken-exec': 'SPAWN_FAILED' };
     for (const [name, code] of Object.entries(codes)) {
       const entry = failed[name]!;

@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { HostDiagnostic } from '../../src/host/types.js';
+import { ExtensionHostError } from '../../src/errors.js';
+import type { HostDiagnostic, HostWarning } from '../../src/host/types.js';
 import { copyFixture, tempDirs } from '../helpers/fixtures.js';
 import { hostKit } from '../helpers/host.js';
 
@@ -62,5 +63,54 @@ describe('refused manifests in host.diagnostics()', () => {
     await host.reload();
     expect(refused(host.diagnostics())).toHaveLength(202);
     expect(host.diagnostics().length).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('every discovery diagnostic reaches the embedder where it looks', () => {
+  it('a missing explicit path and an explicit invalid manifest: report.failed (typed), warning callback and event, host.diagnostics(); the good one loads', { timeout: 15_000 }, async () => {
+    const cwd = path.join(kit.dir, 'explicit-failures');
+    const missing = path.join(cwd, 'no-such-ext');
+    const invalid = path.join(cwd, 'invalid');
+    mkdirSync(invalid, { recursive: true });
+    writeFileSync(path.join(invalid, 'extension.json'), JSON.stringify({ name: 'invalid', exec: 42 }));
+    const good = copyFixture('extensions/hello-sh', path.join(cwd, 'hello-sh'));
+    const warned: HostWarning[] = [];
+    const { host } = kit.create({ cwd, explicit: [missing, invalid, good], callbacks: { warning: (w) => warned.push(w) } });
+    const emitted: HostDiagnostic[] = [];
+    host.on('diagnostic', (d) => emitted.push(d));
+    const report = await host.start();
+
+    expect(report.loaded.map((l) => l.name)).toEqual(['hello-sh']);
+    expect(report.failed).toEqual([
+      { name: 'no-such-ext', source: 'explicit', logPath: undefined, path: missing, error: expect.objectContaining({ code: 'MANIFEST_INVALID', message: expect.stringMatching(/^PATH_NOT_FOUND: .*no-such-ext/) }) },
+      { name: 'invalid', source: 'explicit', logPath: undefined, path: path.join(invalid, 'extension.json'), error: expect.objectContaining({ code: 'MANIFEST_INVALID', message: expect.stringMatching(/^MANIFEST_INVALID: .*"exec"/) }) },
+    ]);
+    for (const f of report.failed) expect(f.error).toBeInstanceOf(ExtensionHostError);
+    expect(warned.map((w) => [w.code, w.path])).toEqual([
+      ['PATH_NOT_FOUND', missing],
+      ['MANIFEST_INVALID', path.join(invalid, 'extension.json')],
+    ]);
+    const pathNotFound = { code: 'PATH_NOT_FOUND', severity: 'error', path: missing, message: expect.stringContaining(missing) };
+    expect(host.diagnostics()).toContainEqual(pathNotFound);
+    expect(emitted).toContainEqual(pathNotFound);
+    // The report keeps discovery's own diagnostics, once each.
+    expect(report.diagnostics.filter((d) => d.code === 'PATH_NOT_FOUND')).toHaveLength(1);
+  });
+
+  it('SHADOWED and SKILL_* diagnostics are host diagnostics and warnings too', { timeout: 15_000 }, async () => {
+    const cwd = path.join(kit.dir, 'shadowed');
+    copyFixture('extensions/hello-sh', path.join(cwd, '.zot', 'extensions', 'hello-sh'));
+    const mine = copyFixture('extensions/hello-sh', path.join(cwd, 'mine'), (m) => ({ ...m, skills: ['no-such-skill'] }));
+    const warned: HostWarning[] = [];
+    const { host } = kit.create({ cwd, discover: true, explicit: [mine], callbacks: { warning: (w) => warned.push(w) } });
+    const report = await host.start();
+
+    expect(report.loaded.map((l) => l.name)).toEqual(['hello-sh']);
+    expect(report.failed).toEqual([]);
+    const codes = host.diagnostics().map((d) => d.code);
+    expect(codes).toContain('SHADOWED');
+    expect(codes).toContain('SKILL_PATH_MISSING');
+    expect(warned.map((w) => w.code)).toEqual(expect.arrayContaining(['SHADOWED', 'SKILL_PATH_MISSING']));
+    expect(host.diagnostics().find((d) => d.code === 'SHADOWED')).toMatchObject({ severity: 'warning', extension: 'hello-sh', path: path.join(cwd, '.zot', 'extensions', 'hello-sh', 'extension.json') });
   });
 });

@@ -55,6 +55,10 @@ describe('callTool', () => {
     expect(textOf(await host.callTool('weather', { city: 'Oslo' }))).toBe('Oslo: 16°C, fog');
   });
 
+  it('without args sends {} (as the test kit does)', async () => {
+    expect(await host.callTool('echo')).toMatchObject({ content: [{ type: 'text', text: '{}' }], isError: false, failure: undefined });
+  });
+
   it('passes an error result through as isError without a host failure', async () => {
     expect(await host.callTool('fail', {})).toEqual({ content: [{ type: 'text', text: 'failed on purpose' }], isError: true, extension: 'kitchen', activatedTools: [], failure: undefined });
     const missing = await host.callTool('weather', {});

@@ -120,7 +120,8 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       if (d.severity === 'warning' && d.extension === info.name && !isDiscoveryDiagnostic(d)) err.line(`    ${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
     }
   }
-  for (const f of report.failed) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  // An explicit path that never started (no logPath) is printed with the error diagnostics below.
+  for (const f of report.failed) if (f.logPath !== undefined) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
   // No hello within the hello timeout: start() went on without them (they may join later).
   for (const s of report.starting) {
     const info = host.extensions().find((i) => i.name === s.name && i.source === s.source);

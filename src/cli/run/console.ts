@@ -3,6 +3,7 @@
 import type { ExtensionHost, HostCallOptions } from '../../host/host.js';
 import type { CallProgress, HostCallbacks, HostWarning, PanelKey, PanelView, ToolInfo, ToolResult } from '../../host/types.js';
 import type { TraceStep } from '../../intercept/types.js';
+import { isDiscoveryWarning } from '../start-problems.js';
 import { INTERCEPT_NAMES } from '../../protocol/names.js';
 import { indentedBlock as block, oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { failureRecord, type RunRecord } from './records.js';
@@ -149,6 +150,8 @@ export class RunConsole {
   }
 
   private warning(w: HostWarning): void {
+    // Discovery's problems are in the start report, which run prints.
+    if (isDiscoveryWarning(w)) return;
     if (w.error !== undefined) this.reported.add(w.error);
     this.show({ type: 'warning', extension: w.extension, code: w.code, message: w.message }, () =>
       this.screen.error(`${this.screen.err.style('yellow', 'warning')}: ${safe(w.message)}`),
