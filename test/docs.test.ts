@@ -50,3 +50,13 @@ describe('docs/protocol.md', () => {
     expect(documented.sort()).toEqual(Object.values(ErrorCode).sort());
   });
 });
+
+describe('docs/writing-extensions.md', () => {
+  it('names every export of zot-extension-host/testing in its API reference', () => {
+    const index = read('src/testing/index.ts');
+    const exported = [...index.matchAll(/export (?:type )?\{([^}]+)\}/g)].flatMap((m) => m[1]!.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+    const reference = read('docs/writing-extensions.md').split('### API reference: `zot-extension-host/testing`')[1]?.split('\n**')[0] ?? '';
+    expect(exported.length).toBeGreaterThan(5);
+    for (const name of exported) expect(reference, name).toContain(`\`${name}\``);
+  });
+});
