@@ -44,7 +44,7 @@ describe('public API', () => {
   });
 
   it('the sdk and testing entries export only their own API', () => {
-    expect(Object.keys(sdk).sort()).toEqual(['ExtensionSdkError', 'SdkErrorCode', 'defineExtension', 'display', 'image', 'insert', 'noop', 'openPanel', 'prompt', 'text', 'toolError', 'toolPrompt']);
+    expect(Object.keys(sdk).sort()).toEqual(['ExtensionSdkError', 'SdkErrorCode', 'defineExtension', 'display', 'image', 'insert', 'markdown', 'noop', 'openPanel', 'prompt', 'text', 'toolError', 'toolPrompt']);
     expect(Object.keys(testing).sort()).toEqual(['TestHost', 'createTestHost']);
     expect(Object.keys(schemas).sort()).toEqual(['ExtensionFrame', 'HostFrame', 'Manifest', 'decodeExtensionFrame']);
   });

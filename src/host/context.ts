@@ -106,7 +106,8 @@ export interface HostContext {
   /** With `tracing` on, from the first start(): the host's spans (tracing.ts). */
   tracer: HostTracer | undefined;
   /** zot's event fields (frames.ts `sendEvent`): the last `sequence` numbered, and the session id. */
-  readonly events: { sequence: number; readonly sessionId: string };
+  /** The event counter, and the session id (the embedder's, else made at the first event that carries it). */
+  readonly events: { sequence: number; sessionId: string | undefined };
 }
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */

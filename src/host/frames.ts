@@ -293,7 +293,8 @@ function withZotFields(ctx: HostContext, frame: Record<string, unknown>, sequenc
   return {
     type,
     event,
-    session_id: frame.session_id ?? ctx.events.sessionId,
+    // Made at first use with Web Crypto: node:crypto at import costs every embedder (test/import-cost.test.ts).
+    session_id: frame.session_id ?? (ctx.events.sessionId ??= globalThis.crypto.randomUUID()),
     cwd: frame.cwd ?? ctx.cwd,
     sequence: frame.sequence ?? sequence,
     ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),

@@ -1,6 +1,5 @@
 // ExtensionHost, the facade the embedder sees: every public method is a line that calls into the
 // host file that owns it, over one HostContext.
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { EventEmitter } from 'eventemitter3';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
@@ -112,7 +111,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       announcing: { tools: false, commands: false },
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
       tracer: undefined,
-      events: { sequence: 0, sessionId: options.sessionId ?? randomUUID() },
+      events: { sequence: 0, sessionId: options.sessionId },
     };
     this.ctx = ctx;
     this.intercepts = chain;
