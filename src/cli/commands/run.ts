@@ -169,15 +169,18 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
   const proxy = new PassThrough();
   const rl: Interface = createInterface({ input: proxy, output: ctx.io.stdout, terminal: true, prompt: 'zot-ext> ' });
   let busy = false;
+  // Node 24 throws ERR_USE_AFTER_CLOSE for a prompt after close (a call that ends after Ctrl+C).
+  let closed = false;
+  rl.once('close', () => (closed = true));
   screen.onBeforePrint = () => {
     if (busy || repl.focused !== undefined) return;
     ctx.io.stdout.write('\r\x1b[2K');
   };
   screen.onAfterPrint = () => {
-    if (!busy && repl.focused === undefined) rl.prompt(true);
+    if (!closed && !busy && repl.focused === undefined) rl.prompt(true);
   };
   repl.onFocusChange = () => {
-    if (!busy && repl.focused === undefined) rl.prompt();
+    if (!closed && !busy && repl.focused === undefined) rl.prompt();
   };
 
   // One routing decision per chunk: a key that closes the panel must not also reach the prompt.
@@ -229,7 +232,7 @@ async function interactive(ctx: CommandContext, repl: RunConsole, screen: Screen
             interrupted = false;
           }
           if (repl.quit) return rl.close();
-          if (repl.focused === undefined) rl.prompt();
+          if (!closed && repl.focused === undefined) rl.prompt();
         });
       });
     });
