@@ -252,7 +252,17 @@ function callOptions(what: string, options: unknown): HostCallOptions | undefine
   });
 }
 
-const CALL_OPTION_KEYS = ['signal', 'timeoutMs', 'onProgress', 'resetTimeoutOnProgress', 'maxTotalTimeoutMs', 'toolCallId', 'operationKey', 'reconcile'] as const satisfies readonly (keyof HostCallOptions)[];
+// Every key of HostCallOptions, checked by the compiler: an option added to the type is read here too.
+const CALL_OPTION_KEYS = Object.keys({
+  signal: true,
+  timeoutMs: true,
+  onProgress: true,
+  resetTimeoutOnProgress: true,
+  maxTotalTimeoutMs: true,
+  toolCallId: true,
+  operationKey: true,
+  reconcile: true,
+} satisfies Record<keyof HostCallOptions, true>) as (keyof HostCallOptions)[];
 
 /** `get()` of an embedder's value; a getter or trap that throws is INVALID_ARGUMENT. */
 function read<T>(what: string, get: () => T): T {

@@ -68,12 +68,12 @@ export const run: Command = {
 
 /**
  * `--trace` / `--trace-file <path>`: one line per frame, `<ISO time> <extension> -> <line>` (to it)
- * or `<-` (from it), control characters escaped so a frame cannot forge output.
+ * or `<-` (from it), made one terminal-safe line (oneLine) so a frame cannot forge output.
  */
 function traceSink(ctx: CommandContext): { tap: (frame: FrameTapEntry) => void; close(): void } | undefined {
   const file = ctx.values['trace-file'];
   if (ctx.values.trace !== true && typeof file !== 'string') return undefined;
-  const format = (f: FrameTapEntry) => `${new Date(f.at).toISOString()} ${f.extension} ${f.direction === 'out' ? '->' : '<-'} ${escapeControls(f.line)}\n`;
+  const format = (f: FrameTapEntry) => `${new Date(f.at).toISOString()} ${f.extension} ${f.direction === 'out' ? '->' : '<-'} ${oneLine(f.line)}\n`;
   if (typeof file !== 'string') return { tap: (f) => ctx.io.stderr.write(format(f)), close: () => undefined };
   let fd: number;
   try {
@@ -85,11 +85,6 @@ function traceSink(ctx: CommandContext): { tap: (frame: FrameTapEntry) => void; 
     tap: (f) => writeSync(fd, format(f)),
     close: () => closeSync(fd),
   };
-}
-
-/** C0/C1 controls, DEL and the line and bidi separators as \\u escapes (JSON lines stay JSON). */
-function escapeControls(line: string): string {
-  return line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function callTimeout(value: OptionValues[string]): number | undefined {
