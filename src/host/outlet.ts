@@ -186,7 +186,9 @@ export class HostDiagnostics {
   fromProcess(ext: LoadedExtension, d: ProcessDiagnostic): void {
     if (this.byName.get(ext.name) !== ext) return;
     const severity = d.code === 'FRAME_TOO_LARGE' || d.code === 'BINARY_MESSAGE' || d.code === 'STDOUT_CLOSED' || d.code === 'STDIN_STUCK' || d.code === 'STDIN_WRITE_FAILED' ? 'error' : 'warning';
-    this.record({ code: d.code, message: `${d.message} (log: ${d.logPath})`, extension: ext.name, logPath: d.logPath, severity }, false);
+    // The log is named once: the process's own messages for faults already end in `see <log>`.
+    const message = d.message.includes(d.logPath) ? d.message : `${d.message} (log: ${d.logPath})`;
+    this.record({ code: d.code, message, extension: ext.name, logPath: d.logPath, severity }, false);
   }
 }
 

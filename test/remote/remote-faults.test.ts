@@ -89,7 +89,7 @@ describe('a remote extension that fails', () => {
     expect(await connection.closed).toEqual({ code: 1003, reason: 'binary messages are not accepted' });
     const d = host.diagnostics().find((x) => x.code === 'BINARY_MESSAGE');
     expect(d).toMatchObject({ extension: name, logPath, severity: 'error' });
-    expect(d!.message).toBe(`${name} sent a binary message (4 bytes); the protocol is one text message per frame: the connection was closed (1003) and it is being stopped; see ${logPath} (log: ${logPath})`);
+    expect(d!.message).toBe(`${name} sent a binary message (4 bytes); the protocol is one text message per frame: the connection was closed (1003) and it is being stopped; see ${logPath}`);
     expect(events).toContain('BINARY_MESSAGE');
   });
 
