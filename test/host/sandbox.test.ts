@@ -101,6 +101,23 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     }
   });
 
+  it("the control: the same probe without a sandbox reaches all of it (the probes do detect an escape)", { timeout: 20_000 }, async () => {
+    const dir = fixture('sandbox/probe-sh');
+    const token = `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const controlOutside = path.join(kit.dir, 'control-outside.txt');
+    const { host } = await kit.start({ explicit: [dir], env: { ...process.env, HOME: fakeHome } });
+    expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'off', active: false, backend: 'none', network: 'all', writable: [] });
+    try {
+      const probed = JSON.parse(textOf(await host.callTool('probe', { home: fakeHome, realHome: homedir(), hostPid: String(process.pid), port: String(port), outside: controlOutside, token }))) as Record<string, string>;
+      expect(probed).toMatchObject({ ssh: 'ok', homeFile: 'ok', realHome: 'ok', writeOutside: 'ok', procEnviron: 'ok', loopback: 'ok', dataWrite: 'ok' });
+    } finally {
+      await host.stop();
+      rmSync(path.join(dir, `probe-${token}.txt`), { force: true });
+    }
+    // The host's own descendants shutdown ends the setsid daemon of an unsandboxed extension too.
+    expect(await pollUntil(async () => (await daemons(token)).length === 0, 5000, 20)).toBe(true);
+  });
+
   it("network 'all' shares the host's network: its loopback listener is reached", { timeout: 20_000 }, async () => {
     const before = accepted;
     const { host } = await kit.start({
