@@ -295,13 +295,15 @@ export async function bwrapArgs(policy: ResolvedSandbox, target: SandboxTarget):
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   const program = (await onPath(target.command, target.env)) ?? target.command;
   for (const root of await programRoots(program, target.env, systemRoots)) args.push('--ro-bind-try', root, root);
+  // Later mounts cover earlier ones: the grants first, then the extension directory and its manifest
+  // (so a grant that contains the directory cannot make the manifest writable again).
   for (const file of policy.readable) args.push('--ro-bind-try', file, file);
+  for (const file of policy.writable) args.push('--bind-try', file, file);
   // The extension directory is its data dir (hello_ack's data_dir, where zot extensions keep their
   // state): writable; its manifest stays read-only, so the extension cannot rewrite what it asks for.
   args.push('--bind', target.dir, target.dir);
   const manifest = path.join(target.dir, 'extension.json');
   if (await exists(manifest)) args.push('--ro-bind', manifest, manifest);
-  for (const file of policy.writable) args.push('--bind-try', file, file);
   // Whatever bwrap created to hold the mounts (the root, /home/<user> above a bound dir) is read-only.
   args.push('--remount-ro', '/', '--chdir', target.dir, '--setenv', 'TMPDIR', '/tmp', '--', program, ...target.args);
   return args;
@@ -346,7 +348,7 @@ export function sandboxExecProfile(policy: ResolvedSandbox, where: { dir: string
  * The spawn of `target` under `launch` (a backend that confines): the program and arguments to
  * run instead, and the environment. The caller checked `launch.backend.kind !== 'none'`.
  */
-export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarget): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
+export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarget): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv; cleanup?: () => void }> {
   const { policy, backend } = launch;
   if (backend.kind === 'bwrap') return { command: backend.path!, args: await bwrapArgs(policy, target), env: target.env };
   // sandbox-exec: a private temp dir per start, under the system's.
@@ -355,5 +357,6 @@ export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarge
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), `zot-ext-${target.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-`)));
   const program = (await onPath(target.command, target.env)) ?? target.command;
   const profile = sandboxExecProfile(policy, { dir: target.dir, tmp, programRoots: await programRoots(program, target.env, ['/usr', '/bin', '/sbin', '/System', '/Library']) });
-  return { command: backend.path!, args: ['-p', profile, program, ...target.args], env: { ...target.env, TMPDIR: tmp } };
+  const { rm } = await import('node:fs/promises');
+  return { command: backend.path!, args: ['-p', profile, program, ...target.args], env: { ...target.env, TMPDIR: tmp }, cleanup: () => void rm(tmp, { recursive: true, force: true }).catch(() => undefined) };
 }

@@ -57,7 +57,7 @@ export class StdioTransport extends StreamTransport {
         throw error;
       }
     }
-    let spawned = { command, args: [...args], env: this.stdio.env ?? process.env };
+    let spawned: { command: string; args: string[]; env: NodeJS.ProcessEnv; cleanup?: (() => void) | undefined } = { command, args: [...args], env: this.stdio.env ?? process.env };
     let started = `start ${name}: ${command} ${args.join(' ')}`.trimEnd();
     const sandbox = this.stdio.sandbox;
     if (sandbox !== undefined && sandbox.policy.mode !== 'off') {
@@ -80,8 +80,12 @@ export class StdioTransport extends StreamTransport {
       throw this.error(`cannot start ${name}: cannot open log file ${log.path}: ${(err as Error).message}`, err);
     }
     try {
-      return await spawnChild({ command: spawned.command, args: spawned.args, cwd: dir, env: spawned.env, stderrFd: stderr.fd });
+      const child = await spawnChild({ command: spawned.command, args: spawned.args, cwd: dir, env: spawned.env, stderrFd: stderr.fd });
+      // The sandbox's private temp dir (macOS) goes with the process.
+      if (spawned.cleanup !== undefined) child.onExit(spawned.cleanup);
+      return child;
     } catch (err) {
+      spawned.cleanup?.();
       // spawn() throws for some arguments (a NUL byte, an invalid cwd type), and fails without
       // pipes when the host is out of file descriptors.
       const error = this.error(`cannot start ${name}: ${spawnProblem(err)}`, err);

@@ -84,7 +84,10 @@ describe('bubblewrap arguments', () => {
     expect(args.filter((a) => a.startsWith('/root') || a.startsWith('/home'))).toEqual([]);
     // Order: the fresh /tmp before the binds (so a bind under /tmp survives), the root read-only at the end.
     expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('--bind'));
-    expect(args.indexOf('--remount-ro')).toBeGreaterThan(args.lastIndexOf('--bind-try'));
+    expect(args.indexOf('--remount-ro')).toBeGreaterThan(args.lastIndexOf('--ro-bind'));
+    // A grant that contains the extension directory cannot make its manifest writable: the directory and the manifest come after the grants.
+    expect(args.lastIndexOf('--bind-try')).toBeLessThan(args.indexOf('--bind'));
+    expect(args.lastIndexOf('--ro-bind')).toBeGreaterThan(args.indexOf('--bind'));
     expect(args.slice(args.indexOf('--'))).toEqual(['--', '/usr/bin/sh', './x.sh', 'a b']);
     expect(pair(args, '--chdir')[0]![0]).toBe(dir);
   });
