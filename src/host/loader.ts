@@ -99,11 +99,11 @@ async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promi
   const { sandbox, sandboxByExtension } = ctx.options;
   if (sandbox === undefined && sandboxByExtension === undefined && specs.every((s) => s.sandboxRequested === undefined)) return warnings;
   for (const spec of specs) {
-    if (spec.memory !== undefined) continue;
     const policy = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
     if (policy.mode === 'off') continue;
-    if (spec.url !== undefined) {
-      spec.sandbox = { policy, backend: { kind: 'none', reason: 'not applicable (remote)' } };
+    if (spec.url !== undefined || spec.memory !== undefined) {
+      // Not a process of this machine's: nothing to confine (extensions() says so).
+      spec.sandbox = { policy, backend: { kind: 'none', reason: spec.url !== undefined ? 'not applicable (remote)' : 'not applicable (in-memory)' } };
       continue;
     }
     const backend = await detectSandbox(policy.bwrap);
