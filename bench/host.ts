@@ -127,6 +127,8 @@ export async function startHost(
   ctor: HostConstructor,
   workspace: BenchWorkspace,
   extensions: readonly Pick<EchoExtension, 'dir'>[],
+  /** More host options (the sandbox scenario's `sandbox`). */
+  options: Record<string, unknown> = {},
 ): Promise<HostLike> {
   const host = new ctor({
     cwd: workspace.root,
@@ -135,6 +137,7 @@ export async function startHost(
     explicit: extensions.map((e) => e.dir),
     discover: false,
     callbacks: {},
+    ...options,
   });
   const report = await host.start();
   if (report.failed.length > 0 || report.loaded.length !== extensions.length) {

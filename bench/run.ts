@@ -22,9 +22,10 @@ import { runIntercept } from './scenarios/intercept.js';
 import { runManifests } from './scenarios/manifests.js';
 import { runMemory } from './scenarios/memory.js';
 import { runRemote } from './scenarios/remote.js';
+import { runSandbox } from './scenarios/sandbox.js';
 import { runStartup } from './scenarios/startup.js';
 
-const SCENARIOS = ['rtt', 'pipelined', 'large', 'payload', 'startup', 'intercept', 'fanout', 'memory', 'commands', 'discovery', 'import', 'remote'] as const;
+const SCENARIOS = ['rtt', 'pipelined', 'large', 'payload', 'startup', 'intercept', 'fanout', 'memory', 'commands', 'discovery', 'import', 'remote', 'sandbox'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const USAGE = `usage: npm run bench -- [--quick] [--json <file>] [--only <scenario,...>] [--runs <n>] [--host <which>]
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
     if (options.only.has('discovery')) await stage('discovery', () => runManifests(ctx));
     if (options.only.has('import')) await stage('import', () => runImports(ctx));
     if (options.only.has('remote')) await stage('remote', () => runRemote(ctx));
+    if (options.only.has('sandbox')) await stage('sandbox', () => runSandbox(ctx));
   } finally {
     workspace.dispose();
   }

@@ -43,6 +43,8 @@ export const ErrorCode = {
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** `tracing` is on but `@opentelemetry/api` (an optional peer dependency) cannot be loaded. */
   TRACING_UNAVAILABLE: 'TRACING_UNAVAILABLE',
+  /** Its sandbox is `'required'` but this machine cannot make one (no bubblewrap, no user namespaces, not Linux or macOS); the message says why. */
+  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -61,6 +61,8 @@ export type {
   ToolExposure,
   ToolReplay,
 } from './host/types.js';
+// The OS sandbox of spawned extensions (issue 32, docs/security.md#the-sandbox)
+export type { ManifestSandbox, SandboxInfo, SandboxMode, SandboxNetwork, SandboxOption, SandboxPolicy } from './transport/sandbox.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs
 export { toAnthropicToolResult, toAnthropicTools } from './providers/anthropic.js';

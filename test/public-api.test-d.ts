@@ -22,6 +22,10 @@ import {
   type ToolCallResult,
   type ToolInfo,
   type ToolResult,
+  type SandboxInfo,
+  type SandboxOption,
+  type SandboxPolicy,
+  type ManifestSandbox,
 } from '../src/index.js';
 import { createTestHost, type TestHost } from '../src/testing/index.js';
 
@@ -130,4 +134,18 @@ describe('public types', () => {
     expectTypeOf(new ManifestDiscovery({ cwd: '/' }).home).toEqualTypeOf<string>();
     expectTypeOf(createTestHost).returns.toEqualTypeOf<Promise<TestHost>>();
   });
+
+  it('the sandbox option and its report (issue 32)', () => {
+    expectTypeOf<ExtensionHostOptions['sandbox']>().toEqualTypeOf<SandboxOption | undefined>();
+    expectTypeOf<SandboxOption>().toEqualTypeOf<'off' | 'auto' | 'required' | SandboxPolicy>();
+    expectTypeOf<SandboxPolicy['network']>().toEqualTypeOf<'none' | 'loopback' | 'all' | undefined>();
+    expectTypeOf<ExtensionHostOptions['sandboxByExtension']>().toEqualTypeOf<Readonly<Record<string, SandboxOption>> | undefined>();
+    expectTypeOf<ExtensionInfo['sandbox']>().toEqualTypeOf<SandboxInfo>();
+    expectTypeOf<SandboxInfo['backend']>().toEqualTypeOf<'bwrap' | 'sandbox-exec' | 'none'>();
+    expectTypeOf<'required'>().toMatchTypeOf<ManifestSandbox>();
+    // @ts-expect-error a manifest cannot ask for less
+    const off: ManifestSandbox = 'off';
+    void off;
+  });
 });
+

@@ -3,6 +3,7 @@ import { ExtensionHost } from '../host/host.js';
 import type { FrameTapEntry, HostCallbacks } from '../host/types.js';
 import { looksLikeUrl } from '../manifest/remote.js';
 import type { CommandContext } from './context.js';
+import { sandboxFlag } from './sandbox.js';
 
 /** Explicit extension paths from the command line, resolved against the directory the user typed them in; URLs (remote extensions) as given. */
 export function explicitPaths(ctx: CommandContext): string[] {
@@ -19,6 +20,8 @@ export function createHost(ctx: CommandContext, options: { explicit: readonly st
     discover: options.discover,
     env: ctx.io.env,
     callbacks: options.callbacks,
+    // --sandbox (run, doctor): every extension, as the option's host-wide mode.
+    ...(sandboxFlag(ctx) === undefined ? {} : { sandbox: sandboxFlag(ctx) }),
     ...(options.frameTap === undefined ? {} : { frameTap: options.frameTap }),
   });
 }

@@ -9,6 +9,7 @@ import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import { type ManifestSandbox, type SandboxLaunch, sandboxInfo } from '../transport/sandbox.js';
 import type { FrameRates } from './frames.js';
 import type { InterceptWarnings } from './interceptors.js';
 import type { Lifecycle, Supervisor } from './lifecycle.js';
@@ -125,6 +126,10 @@ export interface ExtensionSpec {
   envDeclared?: readonly string[] | undefined;
   /** The manifest's `permissions`. */
   permissionsRequested?: readonly string[] | undefined;
+  /** The manifest's `sandbox`. */
+  sandboxRequested?: ManifestSandbox | undefined;
+  /** Its sandbox policy and the backend found for it (loader.ts); undefined: none asked for. */
+  sandbox?: SandboxLaunch | undefined;
 }
 
 /** A host diagnostic about an extension, as its limiter carries it. */
@@ -340,6 +345,7 @@ export class LoadedExtension implements ProcessWatcher {
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
+      sandbox: sandboxInfo(this.slot.spec.sandbox, this.dir, this.slot.spec.url !== undefined ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
     };
   }
 }

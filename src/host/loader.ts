@@ -12,10 +12,12 @@ import { ExtensionProcess, type Launch } from '../process/extension-process.js';
 import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
 import type { ProtocolCapability } from '../protocol/names.js';
 import { memoryChild } from '../transport/memory.js';
+import { detectSandbox, resolveSandbox } from '../transport/sandbox.js';
 import { settlesWithin } from '../transport/settles-within.js';
 import { VERSION } from '../version.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostContext } from './context.js';
 import { becomeReady, newSlot, processHelloTimeout, restartAttemptFailed, startBound } from './lifecycle.js';
+import { forExtension } from './options.js';
 import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
@@ -54,10 +56,12 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
     else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
   }
+  const sandboxWarnings = await prepareSandboxes(ctx, toStart);
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
   for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
+  for (const warning of sandboxWarnings) ctx.diagnostics.diagnose(warning);
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
   await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
@@ -81,7 +85,34 @@ function processSpec(name: string, dir: string, source: ExtensionSpec['source'],
   if (manifest.headers !== undefined) spec.headers = manifest.headers;
   if (manifest.env !== undefined) spec.envDeclared = manifest.env;
   if (manifest.permissions !== undefined) spec.permissionsRequested = manifest.permissions;
+  if (manifest.sandbox !== undefined) spec.sandboxRequested = manifest.sandbox;
   return spec;
+}
+
+/**
+ * Each spawned extension's sandbox (docs/security.md#the-sandbox): the embedder's policy for it,
+ * narrowed by its manifest, and the backend this machine has (found once). Returns the warnings of
+ * `'auto'` extensions that run unsandboxed; a `'required'` one fails at its spawn (SANDBOX_UNAVAILABLE).
+ */
+async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promise<HostDiagnostic[]> {
+  const warnings: HostDiagnostic[] = [];
+  const { sandbox, sandboxByExtension } = ctx.options;
+  if (sandbox === undefined && sandboxByExtension === undefined && specs.every((s) => s.sandboxRequested === undefined)) return warnings;
+  for (const spec of specs) {
+    const policy = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
+    if (policy.mode === 'off') continue;
+    if (spec.url !== undefined || spec.memory !== undefined) {
+      // Not a process of this machine's: nothing to confine (extensions() says so).
+      spec.sandbox = { policy, backend: { kind: 'none', reason: spec.url !== undefined ? 'not applicable (remote)' : 'not applicable (in-memory)' } };
+      continue;
+    }
+    const backend = await detectSandbox(policy.bwrap);
+    spec.sandbox = { policy, backend };
+    if (backend.kind === 'none' && policy.mode === 'auto') {
+      warnings.push({ code: 'SANDBOX_UNAVAILABLE', severity: 'warning', extension: spec.name, message: `${spec.name} runs unsandboxed (sandbox 'auto'): ${backend.reason ?? 'no sandbox backend'}` });
+    }
+  }
+  return warnings;
 }
 
 /**
@@ -132,7 +163,7 @@ function frameTapFor(ctx: HostContext, name: string): ((direction: 'in' | 'out',
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
 function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv | undefined, remoteEnv: NodeJS.ProcessEnv | undefined): Launch {
   if (spec.memory !== undefined) return { kind: 'connect', connect: () => memoryChild(spec.memory!) };
-  if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env };
+  if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env, sandbox: spec.sandbox };
   const keepAlive = ctx.options.keepAlive;
   return { kind: 'remote', url: spec.url, headers: spec.headers, env: remoteEnv, pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };
 }

@@ -3,6 +3,7 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { nameKey } from '../manifest/limits.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
+import { sandboxOptionProblem } from '../transport/sandbox.js';
 import type { ExtensionHostOptions, HostTimeouts, InterceptPolicy } from './types.js';
 
 /** Every timeout the host uses, defaults applied (`stuck` defaults to `tool` where it is read). */
@@ -96,6 +97,8 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
     isObject(v) && ['submit', 'notify', 'clearNotes', 'panelRender', 'openPanel'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
       ? undefined
       : `{ submit?, notify?, clearNotes?, panelRender?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
+  sandbox: sandboxOptionProblem,
+  sandboxByExtension: (v) => (isObject(v) ? Object.values(v).map(sandboxOptionProblem).find((p) => p !== undefined) : 'an object: { [extension name]: sandbox option }'),
   keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 
@@ -176,7 +179,7 @@ export function validateOptions(options: unknown, defaultTimeouts: Readonly<Reco
 }
 
 // ---------------------------------------------------------------------------------------------
-// Options keyed by extension name (`permissions.byExtension`, `envByExtension`, `interceptPolicy`):
+// Options keyed by extension name (`permissions.byExtension`, `envByExtension`, `interceptPolicy`, `sandboxByExtension`):
 // a key names the extension whose name is the same by discovery's identity rule (NFC + case
 // folding, manifest/limits.ts nameKey), so a policy for `guard` applies to a manifest named `Guard`.
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +191,7 @@ function byNameOptions(options: Record<string, unknown>): [string, unknown][] {
     ['permissions.byExtension', isObject(permissions) ? permissions.byExtension : undefined],
     ['envByExtension', options.envByExtension],
     ['interceptPolicy', options.interceptPolicy],
+    ['sandboxByExtension', options.sandboxByExtension],
   ];
 }
 

@@ -4,6 +4,7 @@ import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
 import type { CommandAction, EventFrame, NotifyLevel } from '../protocol/frames.js';
 import type { EventName, InterceptEventName } from '../protocol/names.js';
+import type { SandboxInfo, SandboxOption } from '../transport/sandbox.js';
 
 export type { PanelKey } from '../protocol/frames.js';
 
@@ -295,6 +296,8 @@ export interface ExtensionInfo {
   restarts: number;
   /** What it may do (permission names, docs/security.md); what its manifest requested, if anything. */
   permissions: { granted: string[]; requested: string[] | undefined };
+  /** Its OS sandbox: whether it runs confined, by which backend, what it may reach and write; why not (`'not applicable (remote)'`, a missing backend). */
+  sandbox: SandboxInfo;
 }
 
 export interface CommandInfo {
@@ -689,6 +692,17 @@ export interface SecurityOptions {
    * extension may do everything (the spec's default). See docs/security.md. @default undefined
    */
   permissions?: PermissionPolicy | undefined;
+  /**
+   * The OS sandbox of every spawned extension (docs/security.md#the-sandbox): `'off'` (zot's
+   * behaviour), `'auto'` (sandboxed where the platform can, a SANDBOX_UNAVAILABLE warning where it
+   * cannot), `'required'` (an extension that cannot be sandboxed fails with SANDBOX_UNAVAILABLE), or
+   * a policy `{ mode, network?: 'none' | 'loopback' | 'all' (default 'none'), writable?, readable?, bwrap? }`.
+   * A manifest's `"sandbox"` may only make it stricter. Remote and in-memory extensions are not
+   * sandboxed. @default 'off'
+   */
+  sandbox?: SandboxOption | undefined;
+  /** The `sandbox` option for one extension, by manifest name: replaces the host-wide one for it. */
+  sandboxByExtension?: Readonly<Record<string, SandboxOption>> | undefined;
 }
 
 /** The `env` option: a mode, or (as before) the exact environment of every extension. */

@@ -64,6 +64,17 @@ export const Manifest = z.looseObject({
    * grants more than this (nor more than its own policy).
    */
   permissions: opt(z.array(z.string())),
+  /**
+   * The OS sandbox it asks for (docs/security.md#the-sandbox): `"auto"`, `"required"`, or
+   * `{ "mode"?: "auto" | "required", "network"?: "none" | "loopback" | "all" }`. It only ever makes
+   * the host's policy stricter (a stricter mode, less network); it cannot grant anything.
+   */
+  sandbox: opt(
+    z.union([
+      z.enum(['auto', 'required']),
+      z.strictObject({ mode: opt(z.enum(['auto', 'required'])), network: opt(z.enum(['none', 'loopback', 'all'])) }),
+    ], { error: 'sandbox must be "auto", "required" or { "mode"?: "auto" | "required", "network"?: "none" | "loopback" | "all" } (a manifest can only ask for a stricter sandbox)' }),
+  ),
   /** `false` disables the extension without removing it. @default true */
   enabled: z.preprocess((v) => (v === null ? undefined : v), z.boolean().default(true)),
 }).superRefine((manifest, ctx) => {

@@ -1,6 +1,7 @@
 // Which transport a launch gets. A new kind of extension is a Launch variant and a case here.
 import type { ExtensionLog } from './log.js';
 import type { ChildHandle } from './child.js';
+import type { SandboxLaunch } from './sandbox.js';
 import { MemoryTransport } from './memory.js';
 import { StdioTransport } from './stdio.js';
 import type { Transport } from './transport.js';
@@ -8,7 +9,7 @@ import { WebSocketTransport } from './websocket.js';
 
 /** Where a connection comes from: a real subprocess, streams supplied by the caller (in-memory), or a WebSocket. */
 export type Launch =
-  | { kind: 'spawn'; exec: string; args?: readonly string[] | undefined; env?: NodeJS.ProcessEnv | undefined }
+  | { kind: 'spawn'; exec: string; args?: readonly string[] | undefined; env?: NodeJS.ProcessEnv | undefined; sandbox?: SandboxLaunch | undefined }
   | { kind: 'connect'; connect: () => ChildHandle }
   | {
       kind: 'remote';
@@ -40,7 +41,7 @@ export function createTransport(launch: Launch, context: TransportContext): Tran
   const { maxFrameBytes, shutdownMs, killMs } = context;
   switch (launch.kind) {
     case 'spawn':
-      return new StdioTransport({ name: context.name, dir: context.dir, log: context.log, exec: launch.exec, args: launch.args, env: launch.env, maxFrameBytes, shutdownMs, killMs });
+      return new StdioTransport({ name: context.name, dir: context.dir, log: context.log, exec: launch.exec, args: launch.args, env: launch.env, sandbox: launch.sandbox, maxFrameBytes, shutdownMs, killMs });
     case 'connect':
       return new MemoryTransport({ connect: launch.connect, maxFrameBytes, shutdownMs, killMs });
     case 'remote': {

@@ -4,6 +4,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { checkExecutable, resolveExec } from '../manifest/exec.js';
 import type { ExtensionLog } from './log.js';
 import { type ChildHandle, loadSpawn, spawnChild, spawnProblem } from './child.js';
+import { type SandboxLaunch, sandboxedSpawn } from './sandbox.js';
 import { StreamTransport, type StreamTransportOptions } from './streams.js';
 
 export interface StdioTransportOptions extends StreamTransportOptions {
@@ -17,6 +18,8 @@ export interface StdioTransportOptions extends StreamTransportOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** The extension's log: the child's stderr goes into it. */
   log: ExtensionLog;
+  /** The sandbox it runs in (sandbox.ts); undefined or mode `'off'`: none. */
+  sandbox?: SandboxLaunch | undefined;
 }
 
 export class StdioTransport extends StreamTransport {
@@ -54,15 +57,35 @@ export class StdioTransport extends StreamTransport {
         throw error;
       }
     }
+    let spawned: { command: string; args: string[]; env: NodeJS.ProcessEnv; cleanup?: (() => void) | undefined } = { command, args: [...args], env: this.stdio.env ?? process.env };
+    let started = `start ${name}: ${command} ${args.join(' ')}`.trimEnd();
+    const sandbox = this.stdio.sandbox;
+    if (sandbox !== undefined && sandbox.policy.mode !== 'off') {
+      if (sandbox.backend.kind === 'none') {
+        if (sandbox.policy.mode === 'required') {
+          const error = new ExtensionHostError(ErrorCode.SANDBOX_UNAVAILABLE, `cannot start ${name}: its sandbox is required but unavailable: ${sandbox.backend.reason ?? 'no backend'} (log: ${log.path})`, { extension: name, logPath: log.path });
+          void log.write(error.message);
+          throw error;
+        }
+        started += ` (unsandboxed: sandbox 'auto' but ${sandbox.backend.reason ?? 'no backend'})`;
+      } else {
+        spawned = await sandboxedSpawn(sandbox, { command, args, dir, env: spawned.env, name });
+        started += ` (sandbox ${sandbox.backend.kind}, network ${sandbox.policy.network})`;
+      }
+    }
     let stderr;
     try {
-      stderr = await log.openForChild(`start ${name}: ${command} ${args.join(' ')}`.trimEnd());
+      stderr = await log.openForChild(started);
     } catch (err) {
       throw this.error(`cannot start ${name}: cannot open log file ${log.path}: ${(err as Error).message}`, err);
     }
     try {
-      return await spawnChild({ command, args, cwd: dir, env: this.stdio.env ?? process.env, stderrFd: stderr.fd });
+      const child = await spawnChild({ command: spawned.command, args: spawned.args, cwd: dir, env: spawned.env, stderrFd: stderr.fd });
+      // The sandbox's private temp dir (macOS) goes with the process.
+      if (spawned.cleanup !== undefined) child.onExit(spawned.cleanup);
+      return child;
     } catch (err) {
+      spawned.cleanup?.();
       // spawn() throws for some arguments (a NUL byte, an invalid cwd type), and fails without
       // pipes when the host is out of file descriptors.
       const error = this.error(`cannot start ${name}: ${spawnProblem(err)}`, err);

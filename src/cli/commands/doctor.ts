@@ -4,6 +4,7 @@ import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { createHost, explicitPaths } from '../create-host.js';
+import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
 import { nullForUndefined } from './list.js';
 import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
@@ -27,6 +28,7 @@ export const doctor: Command = {
     json: { type: 'boolean', description: 'print the report as JSON' },
     'no-discover': { type: 'boolean', description: 'load only the given paths' },
     strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, ...)' },
+    sandbox: SANDBOX_OPTION,
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -127,6 +129,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     if (requested !== undefined || granted.length < 7) {
       out.line(`    permissions: ${safe(granted.length === 0 ? '(none)' : granted.join(', '))}${requested === undefined ? '' : ` (requested: ${safe(requested.length === 0 ? '(none)' : requested.join(', '))})`}`);
     }
+    if (info.sandbox.mode !== 'off') out.line(`    sandbox: ${safe(sandboxText(info.sandbox))}`);
     for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${safe(d.message)}`);
     out.line(`    log: ${safe(info.logPath)}`);
   }
@@ -207,6 +210,8 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
       subscriptions: i.subscriptions,
       error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
+      // Its OS sandbox, when one was asked for (the --sandbox flag, or its manifest).
+      ...(i.sandbox.mode !== 'off' ? { sandbox: i.sandbox } : {}),
     })),
     skipped: report.skipped,
     invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),

@@ -7,6 +7,7 @@ import type { ExtensionHost } from '../../host/host.js';
 import type { FrameTapEntry, StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
 import { createHost, explicitPaths } from '../create-host.js';
+import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
@@ -40,6 +41,7 @@ export const run: Command = {
     json: { type: 'boolean', description: 'print one JSON object per result on stdout (lines are read as when piped)' },
     trace: { type: 'boolean', description: 'every line between the host and the extensions, timestamped, on stderr' },
     'trace-file': { type: 'string', value: 'path', description: 'the same, appended to a file' },
+    sandbox: SANDBOX_OPTION,
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -110,6 +112,7 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
     ];
     err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
+    if (info.sandbox.mode !== 'off') err.line(`    sandbox: ${safe(sandboxText(info.sandbox))}`);
     // Its start-time warnings (a refused tool name, garbage on stdout), as doctor shows them.
     for (const d of report.diagnostics) {
       if (d.severity === 'warning' && d.extension === info.name && !isDiscoveryDiagnostic(d)) err.line(`    ${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);

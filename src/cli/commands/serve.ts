@@ -6,11 +6,13 @@ import { ManifestDiscovery } from '../../manifest/index.js';
 import { redactUrl } from '../../manifest/remote.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
 import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
+import { detectSandbox, resolveSandbox, sandboxedSpawn, type ManifestSandbox, type SandboxLaunch } from '../../transport/sandbox.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { DEFAULT_LISTEN, parseListen, wsUrl } from '../serve/listen.js';
 import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
+import { SANDBOX_OPTION, sandboxFlag } from '../sandbox.js';
 
 /** `--max-connections` when not given. */
 export const DEFAULT_MAX_CONNECTIONS = 32;
@@ -49,6 +51,7 @@ export const serve: Command = {
     'allow-origin': { type: 'string', value: 'origin', multiple: true, description: 'let web pages of this origin (scheme://host[:port]) connect; others with an Origin get HTTP 403' },
     'handshake-timeout': { type: 'string', value: 'ms', description: `time from connect to a completed upgrade; slower ones are dropped (default: ${DEFAULT_HANDSHAKE_MS})` },
     insecure: { type: 'boolean', description: 'allow listening off loopback without --token-env (anyone who can reach it can start the extension)' },
+    sandbox: SANDBOX_OPTION,
   },
   async run(ctx) {
     expectArgs(ctx, serve, 1, 1);
@@ -76,12 +79,16 @@ export const serve: Command = {
     if (!isLoopback(listen.host) && token === undefined) {
       log(`${ctx.err.style('yellow', 'warning')}: serving on ${listen.host} without --token-env (--insecure): anyone who can reach it can start the extension`);
     }
+    const sandbox = await sandboxFor(ctx, ext, log);
     const server = new ExtensionServer({
       host: listen.host,
       port: listen.port,
       name: ext.name,
       dir: ext.dir,
-      spawn: () => spawnChild({ command: ext.command, args: ext.args, cwd: ext.dir, env, stderrFd: 'pipe' }),
+      spawn: async () => {
+        const run = sandbox === undefined ? { command: ext.command, args: ext.args, env } : await sandboxedSpawn(sandbox, { command: ext.command, args: ext.args, dir: ext.dir, env, name: ext.name });
+        return spawnChild({ command: run.command, args: run.args, cwd: ext.dir, env: run.env, stderrFd: 'pipe' });
+      },
       token,
       maxConnections,
       handshakeMs,
@@ -114,6 +121,20 @@ export const serve: Command = {
     return 0;
   },
 };
+
+/** The served extension's sandbox (--sandbox, narrowed by its manifest): undefined when it runs unconfined. */
+async function sandboxFor(ctx: CommandContext, ext: Served, log: (line: string) => void): Promise<SandboxLaunch | undefined> {
+  const policy = resolveSandbox(sandboxFlag(ctx), ext.sandbox, ctx.cwd);
+  if (policy.mode === 'off') return undefined;
+  const backend = await detectSandbox(policy.bwrap);
+  if (backend.kind !== 'none') {
+    log(`sandbox: ${backend.kind}, network ${policy.network}, writes ${ext.dir} and a private /tmp`);
+    return { policy, backend };
+  }
+  if (policy.mode === 'required') throw new CliError(CliErrorCode.FAILED, `cannot serve ${ext.name}: its sandbox is required but unavailable: ${backend.reason ?? 'no backend'}`);
+  log(`${ctx.err.style('yellow', 'warning')}: ${ext.name} runs unsandboxed (--sandbox auto): ${backend.reason ?? 'no backend'}`);
+  return undefined;
+}
 
 function tokenFrom(ctx: CommandContext, name: string): string {
   const value = ctx.io.env[name];
@@ -154,6 +175,8 @@ interface Served {
   dir: string;
   command: string;
   args: string[];
+  /** Its manifest's `sandbox`. */
+  sandbox: ManifestSandbox | undefined;
 }
 
 /** The manifest in `dir`, read and checked as a host would before spawning it. */
@@ -177,5 +200,5 @@ async function loadExtension(ctx: CommandContext, dir: string): Promise<Served> 
     const problem = await checkExecutable(command);
     if (problem !== undefined) throw new CliError(CliErrorCode.INVALID, `cannot serve ${ext.name}: ${problem} (exec ${JSON.stringify(exec)} in ${ext.manifestPath})`);
   }
-  return { name: ext.name, dir: ext.dir, command, args: [...(ext.manifest.args ?? [])] };
+  return { name: ext.name, dir: ext.dir, command, args: [...(ext.manifest.args ?? [])], sandbox: ext.manifest.sandbox };
 }
