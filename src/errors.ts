@@ -43,6 +43,8 @@ export const ErrorCode = {
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   /** `tracing` is on but `@opentelemetry/api` (an optional peer dependency) cannot be loaded. */
   TRACING_UNAVAILABLE: 'TRACING_UNAVAILABLE',
+  /** A project extension the `trust` option did not allow (denied, `trust: 'none'`, or no valid answer); it was never started. */
+  UNTRUSTED: 'UNTRUSTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -18,7 +18,8 @@ import type { ClosedPanels, InteractiveCall } from './panels.js';
 import type { Registry } from './registry.js';
 import { UNRESTRICTED, scopeNames, type ExtensionSecurity } from './security.js';
 import type { HostTracer } from './tracing.js';
-import type { CommandInfo, ExtensionHostOptions, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
+import type { TrustSession } from './trust.js';
+import type { CommandInfo, ExtensionHostOptions, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo, TrustState } from './types.js';
 
 export type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -108,6 +109,8 @@ export interface HostContext {
   /** zot's event fields (frames.ts `sendEvent`): the last `sequence` numbered, and the session id. */
   /** The event counter, and the session id (the embedder's, else made at the first event that carries it). */
   readonly events: { sequence: number; sessionId: string | undefined };
+  /** Workspace trust decisions of this host (trust.ts). */
+  readonly trust: TrustSession;
 }
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */
@@ -125,6 +128,8 @@ export interface ExtensionSpec {
   envDeclared?: readonly string[] | undefined;
   /** The manifest's `permissions`. */
   permissionsRequested?: readonly string[] | undefined;
+  /** The manifest file (what the trust hash covers, trust.ts). */
+  manifestPath?: string | undefined;
 }
 
 /** A host diagnostic about an extension, as its limiter carries it. */
@@ -155,6 +160,8 @@ export interface ExtensionSlot {
   readonly supervisor: Supervisor;
   /** While a restart is under way: what the next attempt takes over. */
   carry: Carried | undefined;
+  /** Its workspace trust (trust.ts); `exempt` unless it is a project extension. */
+  trust: TrustState;
 }
 
 /** The failure of a call (`what`) that reached `ext` while it restarts: fast, before any write. */
@@ -340,6 +347,7 @@ export class LoadedExtension implements ProcessWatcher {
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
+      trust: this.slot.trust,
     };
   }
 }

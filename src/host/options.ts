@@ -18,6 +18,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
   intercept: 5000,
   shutdown: 2000,
   interactiveGrace: 5000,
+  trust: 120_000,
 };
 
 /** `timeouts` over the defaults; an `undefined` field means the default. */
@@ -96,6 +97,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
     isObject(v) && ['submit', 'notify', 'clearNotes', 'panelRender', 'openPanel'].every((k) => v[k] === undefined || v[k] === Infinity || (typeof v[k] === 'number' && Number.isSafeInteger(v[k]) && v[k] >= 0)) && (v.windowMs === undefined || (typeof v.windowMs === 'number' && v.windowMs >= 1 && v.windowMs <= MAX_TIMER_MS))
       ? undefined
       : `{ submit?, notify?, clearNotes?, panelRender?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
+  trust: (v) => (v === 'all' || v === 'none' || typeof v === 'function' ? undefined : "'all', 'none' or a function (request) => 'once' | 'always' | 'deny'"),
   keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 
