@@ -60,6 +60,12 @@ export type {
   LifecycleEventOptions,
   ToolExposure,
   ToolReplay,
+  // Workspace trust (issue 32)
+  TrustDecision,
+  TrustOption,
+  TrustOptions,
+  TrustRequest,
+  TrustState,
 } from './host/types.js';
 
 // Provider shapes: the host's tools and tool results for the Anthropic and OpenAI APIs
