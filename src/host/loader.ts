@@ -62,8 +62,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
   for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
   const allowed = ctx.loaded.filter((ext) => admit(ext, trust.get(ext.slot.spec)));
-  // stop() while the trust callback was asked: nothing starts.
-  if (ctx.trust.stopped.aborted) for (const ext of allowed) ext.end('stopped');
+  // stop() while the trust callback was asked: nothing of this start is spawned.
+  if (ctx.trust.dismissed) for (const ext of allowed) ext.end('stopped');
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
   await Promise.all(allowed.filter((ext) => ext.state === 'starting').map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));

@@ -41,6 +41,8 @@ export class TrustSession {
   readonly decisions = new Map<string, { hash: string; decision: TrustDecision }>();
   /** The real path of the host's cwd, found at the first question: the store's key of this project. */
   project: string | undefined;
+  /** A question of the current start was dismissed by stop(): nothing of that start is spawned. */
+  dismissed = false;
   private stopping = new AbortController();
 
   /** stop(): no answer is waited for any more. */
@@ -51,6 +53,7 @@ export class TrustSession {
   /** start() / reload(): questions may be asked again. */
   resume(): void {
     if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    this.dismissed = false;
   }
 
   /** Aborted by stop(). */
@@ -127,7 +130,11 @@ const DECISIONS: ReadonlySet<unknown> = new Set<TrustDecision>(['once', 'always'
 async function ask(ctx: HostContext, spec: ExtensionSpec, hash: string, changed: boolean): Promise<TrustDecision | { reason: string }> {
   const callback = ctx.options.trust as (request: TrustRequest) => TrustDecision | Promise<TrustDecision>;
   const stopped = ctx.trust.stopped;
-  if (stopped.aborted) return { reason: 'the host stopped before the trust callback answered' };
+  const dismiss = () => {
+    ctx.trust.dismissed = true;
+    return { reason: 'the host stopped before the trust callback answered' };
+  };
+  if (stopped.aborted) return dismiss();
   const controller = new AbortController();
   const onStop = () => controller.abort('stopped');
   stopped.addEventListener('abort', onStop, { once: true });
@@ -143,7 +150,7 @@ async function ask(ctx: HostContext, spec: ExtensionSpec, hash: string, changed:
     const request = trustRequest(ctx, spec, hash, changed, controller.signal);
     const answer = await Promise.race([Promise.resolve().then(() => callback(request)), aborted]);
     if (typeof answer === 'object' && answer !== null && 'aborted' in answer) {
-      if (answer.aborted !== 'timeout') return { reason: 'the host stopped before the trust callback answered' };
+      if (answer.aborted !== 'timeout') return dismiss();
       diagnose('TRUST_TIMEOUT', `trust: no answer about project extension ${spec.name} within ${ms} ms (timeouts.trust); not started`);
       return { reason: `no answer from the trust callback within ${ms} ms` };
     }
