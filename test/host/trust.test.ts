@@ -165,6 +165,15 @@ describe('workspace trust', { timeout: 15_000 }, () => {
     expect(constructionError({ trust: 'some' }).message).toContain("ExtensionHost option trust must be 'all', 'none' or a function");
   });
 
+  it('a remote project extension is asked about too (its headers could send variables to its URL); nothing connects on a deny', async () => {
+    const p = project({ exec: undefined, url: 'ws://user:secret@127.0.0.1:9/ext', headers: { Authorization: 'env:HOME' } });
+    const ask = asker('deny');
+    const { host, report } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust: ask.trust });
+    expect(ask.requests[0]).toMatchObject({ name: 'repo-ext', exec: undefined, url: 'ws://***:***@127.0.0.1:9/ext' });
+    expect(report.failed.map((f) => f.error.code)).toEqual([ErrorCode.UNTRUSTED]);
+    expect(host.extensions()[0]).toMatchObject({ trust: 'denied', state: 'failed' });
+  });
+
   it('stop() while the callback is asked dismisses the question and starts nothing', async () => {
     const p = project();
     let asked!: (r: TrustRequest) => void;
