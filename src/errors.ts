@@ -45,6 +45,8 @@ export const ErrorCode = {
   TRACING_UNAVAILABLE: 'TRACING_UNAVAILABLE',
   /** Its sandbox is `'required'` but this machine cannot make one (no bubblewrap, no user namespaces, not Linux or macOS); the message says why. */
   SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
+  /** A project extension the `trust` option did not allow (denied, `trust: 'none'`, or no valid answer); it was never started. */
+  UNTRUSTED: 'UNTRUSTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -60,6 +60,12 @@ export type {
   LifecycleEventOptions,
   ToolExposure,
   ToolReplay,
+  // Workspace trust (issue 32)
+  TrustDecision,
+  TrustOption,
+  TrustOptions,
+  TrustRequest,
+  TrustState,
 } from './host/types.js';
 // The OS sandbox of spawned extensions (issue 32, docs/security.md#the-sandbox)
 export type { ManifestSandbox, SandboxInfo, SandboxMode, SandboxNetwork, SandboxOption, SandboxPolicy } from './transport/sandbox.js';

@@ -26,6 +26,10 @@ import {
   type SandboxOption,
   type SandboxPolicy,
   type ManifestSandbox,
+  type TrustDecision,
+  type TrustOption,
+  type TrustRequest,
+  type TrustState,
 } from '../src/index.js';
 import { createTestHost, type TestHost } from '../src/testing/index.js';
 
@@ -127,6 +131,19 @@ describe('public types', () => {
     expectTypeOf<StartReport['starting']>().toEqualTypeOf<{ name: string; source: ExtensionInfo['source']; logPath: string }[]>();
     expectTypeOf<ExtensionInfo['latePanelFrames']>().toEqualTypeOf<number>();
     expectTypeOf<NonNullable<ExtensionHostOptions['timeouts']>['helloJoin']>().toEqualTypeOf<number | undefined>();
+  });
+
+  it('workspace trust: the option, the question and the answer', () => {
+    expectTypeOf<ExtensionHostOptions['trust']>().toEqualTypeOf<TrustOption | undefined>();
+    expectTypeOf<TrustDecision>().toEqualTypeOf<'once' | 'always' | 'deny'>();
+    expectTypeOf<ExtensionInfo['trust']>().toEqualTypeOf<TrustState>();
+    expectTypeOf<TrustRequest['signal']>().toEqualTypeOf<AbortSignal>();
+    expectTypeOf<TrustRequest['exec']>().toEqualTypeOf<{ command: string; args: string[] } | undefined>();
+    new ExtensionHost({ trust: 'none' });
+    new ExtensionHost({ trust: async (request) => (request.changed ? 'deny' : 'once'), timeouts: { trust: 30_000 } });
+    // @ts-expect-error not an answer
+    new ExtensionHost({ trust: () => 'yes' });
+    expectTypeOf<'UNTRUSTED'>().toMatchTypeOf<ErrorCode>();
   });
 
   it('discovery and the test kit', () => {

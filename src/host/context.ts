@@ -19,7 +19,8 @@ import type { ClosedPanels, InteractiveCall } from './panels.js';
 import type { Registry } from './registry.js';
 import { UNRESTRICTED, scopeNames, type ExtensionSecurity } from './security.js';
 import type { HostTracer } from './tracing.js';
-import type { CommandInfo, ExtensionHostOptions, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo } from './types.js';
+import type { TrustSession } from './trust.js';
+import type { CommandInfo, ExtensionHostOptions, ExtensionInfo, ExtensionState, HostDiagnostic, InMemoryExtension, ReadyVia, RegisteredCommand, RegisteredTool, ToolInfo, TrustState } from './types.js';
 
 export type HostStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -109,6 +110,8 @@ export interface HostContext {
   /** zot's event fields (frames.ts `sendEvent`): the last `sequence` numbered, and the session id. */
   /** The event counter, and the session id (the embedder's, else made at the first event that carries it). */
   readonly events: { sequence: number; sessionId: string | undefined };
+  /** Workspace trust decisions of this host (trust.ts). */
+  readonly trust: TrustSession;
 }
 
 /** What one extension is started from: a discovered manifest or an in-memory extension. */
@@ -130,6 +133,8 @@ export interface ExtensionSpec {
   sandboxRequested?: ManifestSandbox | undefined;
   /** Its sandbox policy and the backend found for it (loader.ts); undefined: none asked for. */
   sandbox?: SandboxLaunch | undefined;
+  /** The manifest file (what the trust hash covers, trust.ts). */
+  manifestPath?: string | undefined;
 }
 
 /** A host diagnostic about an extension, as its limiter carries it. */
@@ -160,6 +165,8 @@ export interface ExtensionSlot {
   readonly supervisor: Supervisor;
   /** While a restart is under way: what the next attempt takes over. */
   carry: Carried | undefined;
+  /** Its workspace trust (trust.ts); `exempt` unless it is a project extension. */
+  trust: TrustState;
 }
 
 /** The failure of a call (`what`) that reached `ext` while it restarts: fast, before any write. */
@@ -346,6 +353,7 @@ export class LoadedExtension implements ProcessWatcher {
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
       sandbox: sandboxInfo(this.slot.spec.sandbox, this.dir, this.slot.spec.url !== undefined ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
+      trust: this.slot.trust,
     };
   }
 }

@@ -20,6 +20,7 @@ import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.j
 import { announceTools, listCommands, listTools } from './registrations.js';
 import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
+import { TrustSession } from './trust.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, LifecycleEvent, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 
 export type { HostCallOptions } from './types.js';
@@ -112,6 +113,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
       respawn: (old, reason) => respawnExtension(ctx, old, reason),
       tracer: undefined,
       events: { sequence: 0, sessionId: options.sessionId },
+      trust: new TrustSession(),
     };
     this.ctx = ctx;
     this.intercepts = chain;
@@ -129,6 +131,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * a running host returns a report of it as is.
    */
   start(): Promise<StartReport> {
+    this.ctx.trust.resume();
     return this.serialize(async () => {
       if (this.ctx.status === 'running') return startReport(this.ctx, [], [], 0);
       await startTracing(this.ctx);
@@ -144,6 +147,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    * flight on old processes settle at once.
    */
   reload(): Promise<StartReport> {
+    this.ctx.trust.resume();
     return this.serialize(async () => {
       await unloadExtensions(this.ctx);
       const report = await loadExtensions(this.ctx);
@@ -160,6 +164,7 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
   stop(): Promise<void> {
     const ctx = this.ctx;
     // A start or reload in progress may wait on slow handshakes: end them now, not after.
+    ctx.trust.stop();
     if (ctx.status === 'starting') {
       for (const ext of ctx.loaded) {
         ext.end('stopped');

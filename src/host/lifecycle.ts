@@ -96,7 +96,7 @@ export class Lifecycle {
 export function newSlot(ctx: HostContext, spec: ExtensionSpec): ExtensionSlot {
   const supervisor = new Supervisor(resolveRestartPolicy(ctx.options.restart));
   const lifecycle = new Lifecycle(spec.name, (change) => stateChanged(ctx, spec.name, supervisor, change));
-  return { spec, lifecycle, supervisor, carry: undefined };
+  return { spec, lifecycle, supervisor, carry: undefined, trust: 'exempt' };
 }
 
 /** Every lifecycle transition of extension `name` (its Lifecycle's callback): the 'extension:state' event. */

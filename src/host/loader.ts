@@ -21,6 +21,7 @@ import { forExtension } from './options.js';
 import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
+import { decideTrust, gatedByTrust, recheckTrust, type TrustOutcome } from './trust.js';
 import type { FailedReport, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
@@ -54,17 +55,22 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     else if (!ext.enabled) skipped.push({ name: ext.name, dir: ext.dir, reason: 'disabled' });
     else if (ext.kind !== 'process') skipped.push({ name: ext.name, dir: ext.dir, reason: ext.kind });
     else if (inMemory.has(nameKey(ext.name))) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
-    else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest));
+    else toStart.push(processSpec(ext.name, ext.dir, ext.source, ext.manifest, ext.manifestPath));
   }
+  // Before anything runs: project extensions are code from the repository (trust.ts).
+  const trust = await decideTrust(ctx, toStart);
   const sandboxWarnings = await prepareSandboxes(ctx, toStart);
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
   for (const ext of ctx.loaded) ctx.byName.set(ext.name, ext);
   for (const ext of ctx.loaded) for (const warning of ext.security.warnings) ctx.diagnostics.diagnose({ ...warning });
   for (const warning of sandboxWarnings) ctx.diagnostics.diagnose(warning);
+  const allowed = ctx.loaded.filter((ext) => admit(ext, trust.get(ext.slot.spec)));
+  // stop() while the trust callback was asked: nothing of this start is spawned.
+  if (ctx.trust.dismissed) for (const ext of allowed) ext.end('stopped');
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
-  await Promise.all(ctx.loaded.map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
+  await Promise.all(allowed.filter((ext) => ext.state === 'starting').map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
   return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed, explicitFailures(found).map(explicitFailed));
@@ -78,9 +84,21 @@ function explicitFailed({ entry, diagnostics }: ExplicitFailure): FailedReport {
   return { name, source: 'explicit', error, logPath: undefined, path: first.path };
 }
 
+/**
+ * Records `ext`'s trust `outcome` (none: it is exempt); false when it may not start, which fails it
+ * (UNTRUSTED, never spawned). No warning: the embedder's own `trust` option decided.
+ */
+function admit(ext: LoadedExtension, outcome: TrustOutcome | undefined): boolean {
+  if (outcome === undefined) return true;
+  ext.slot.trust = outcome.state;
+  if (outcome.error === undefined) return true;
+  ext.end('failed', outcome.error, 'untrusted');
+  return false;
+}
+
 /** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
-function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: Manifest): ExtensionSpec {
-  const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [] };
+function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: Manifest, manifestPath: string): ExtensionSpec {
+  const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [], manifestPath };
   if (manifest.url !== undefined) spec.url = manifest.url;
   if (manifest.headers !== undefined) spec.headers = manifest.headers;
   if (manifest.env !== undefined) spec.envDeclared = manifest.env;
@@ -178,7 +196,16 @@ export function respawnExtension(ctx: HostContext, old: LoadedExtension, reason:
   ctx.loaded[ctx.loaded.indexOf(old)] = next;
   ctx.byName.set(next.name, next);
   next.slot.lifecycle.moveTo('starting', reason);
-  return { ext: next, started: startExtension(ctx, next) };
+  if (!gatedByTrust(next)) return { ext: next, started: startExtension(ctx, next) };
+  // A project extension the callback allowed: its hash again first (asked again when it changed).
+  const started = recheckTrust(ctx, next).then((outcome) => {
+    if (ctx.byName.get(next.name) !== next || next.retired || next.state !== 'starting') return;
+    next.slot.trust = outcome.state;
+    if (outcome.error === undefined) return startExtension(ctx, next);
+    // Its carried registrations go, as for any restart attempt that fails to start.
+    if (!restartAttemptFailed(ctx, next, outcome.error)) next.end('failed', outcome.error, 'untrusted');
+  });
+  return { ext: next, started };
 }
 
 /**
@@ -230,7 +257,8 @@ export function startReport(ctx: HostContext, skipped: StartReport['skipped'], d
     loaded: ctx.loaded
       .filter((ext) => ext.state === 'ready')
       .map((ext) => ({ name: ext.name, source: ext.source, pid: ext.process.pid, readyVia: ext.readyVia!, readyMs: ext.readyMs!, logPath: ext.logPath })),
-    failed: [...unloaded, ...failed.map((ext): FailedReport => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.logPath }))],
+    // An untrusted one never started: it has no log.
+    failed: [...unloaded, ...failed.map((ext): FailedReport => ({ name: ext.name, source: ext.source, error: ext.error!, logPath: ext.slot.trust === 'denied' ? undefined : ext.logPath }))],
     starting: ctx.loaded.filter((ext) => ext.state === 'starting').map((ext) => ({ name: ext.name, source: ext.source, logPath: ext.logPath })),
     skipped,
     searched: [...ctx.searched],

@@ -19,6 +19,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
   intercept: 5000,
   shutdown: 2000,
   interactiveGrace: 5000,
+  trust: 120_000,
 };
 
 /** `timeouts` over the defaults; an `undefined` field means the default. */
@@ -99,6 +100,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
       : `{ submit?, notify?, clearNotes?, panelRender?, openPanel?, windowMs? }: frame counts that are whole numbers >= 0 or Infinity, windowMs from 1 to ${MAX_TIMER_MS}`,
   sandbox: sandboxOptionProblem,
   sandboxByExtension: (v) => (isObject(v) ? Object.values(v).map(sandboxOptionProblem).find((p) => p !== undefined) : 'an object: { [extension name]: sandbox option }'),
+  trust: (v) => (v === 'all' || v === 'none' || typeof v === 'function' ? undefined : "'all', 'none' or a function (request) => 'once' | 'always' | 'deny'"),
   keepAlive: (v) => (isObject(v) && [v.intervalMs, v.timeoutMs].every((ms) => ms === undefined || (typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS)) ? undefined : `{ intervalMs?, timeoutMs? } of numbers of ms from 1 to ${MAX_TIMER_MS}`),
 };
 

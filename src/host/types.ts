@@ -51,6 +51,12 @@ export interface HostTimeouts {
   /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
   shutdown?: number | undefined;
   /**
+   * How long the host waits for the `trust` callback's answer about one project extension; no
+   * answer by then is a deny (`TRUST_TIMEOUT` diagnostic). Above 2^31-1 ms there is none.
+   * @default 120000
+   */
+  trust?: number | undefined;
+  /**
    * An extension whose stdin takes nothing (not one 64 KiB write completes) for this long is stuck:
    * it is stopped (exit reason `stdin_blocked`; pending calls fail with `WRITE_TIMEOUT`). A busy
    * extension that reads again within it is left alone. Above 2^31-1 ms there is none.
@@ -155,7 +161,7 @@ export interface InMemoryExtension {
   connect: () => { input: Writable; output: Readable; close?: (() => void) | undefined };
 }
 
-export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions, LifecycleEventOptions {
+export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, RateLimitOptions, LifecycleEventOptions, TrustOptions {
   /** The user's project directory: sent as hello_ack.cwd; project extensions live in `<cwd>/.<appName>/extensions`. @default process.cwd() */
   cwd?: string | undefined;
   /** Names the project dir (`.zot`) and the home variable (`ZOT_HOME`). @default 'zot' */
@@ -298,6 +304,8 @@ export interface ExtensionInfo {
   permissions: { granted: string[]; requested: string[] | undefined };
   /** Its OS sandbox: whether it runs confined, by which backend, what it may reach and write; why not (`'not applicable (remote)'`, a missing backend). */
   sandbox: SandboxInfo;
+  /** Workspace trust (the `trust` option): `exempt` unless it is a project extension. */
+  trust: TrustState;
 }
 
 export interface CommandInfo {
@@ -542,11 +550,12 @@ export interface FailedReport {
   source: ExtensionInfo['source'];
   /**
    * Why it failed: its start error (`SPAWN_FAILED`, `EXITED_BEFORE_HELLO`, `HELLO_TIMEOUT`,
-   * `BAD_HELLO`, ...), or `MANIFEST_INVALID` for an explicit path that does not exist or whose
-   * manifest could not be loaded (the message starts with discovery's code: `PATH_NOT_FOUND: ...`).
+   * `BAD_HELLO`, ...), `MANIFEST_INVALID` for an explicit path that does not exist or whose
+   * manifest could not be loaded (the message starts with discovery's code: `PATH_NOT_FOUND: ...`),
+   * or `UNTRUSTED` for a project extension the `trust` option did not allow (never spawned).
    */
   error: ExtensionHostError;
-  /** Its log file; undefined for an explicit path that never started (nothing was spawned, no log). */
+  /** Its log file; undefined for an extension that never started (an explicit path that could not be loaded, an untrusted one: nothing was spawned, no log). */
   logPath: string | undefined;
   /** An explicit path that could not be loaded: the file or directory concerned. */
   path?: string | undefined;
@@ -778,4 +787,64 @@ export interface LifecycleEventOptions {
    * its own. @default a random id per host (zot: a process-local one when not persisted)
    */
   sessionId?: string | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace trust: project extensions (`<cwd>/.<appName>/extensions`) come with the repository
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * An embedder's answer about one project extension: `'once'` starts it for this host (its
+ * `reload()`s and restarts included, while its content hash stays the same), `'always'` also
+ * stores the decision for this project in `<home>/trust.json` (not asked again until the hash
+ * changes), `'deny'` leaves it unstarted (`UNTRUSTED` in `report.failed`).
+ */
+export type TrustDecision = 'once' | 'always' | 'deny';
+
+/** What the `trust` callback is asked about: one project extension, before anything of it runs. */
+export interface TrustRequest {
+  /** The manifest name. */
+  name: string;
+  /** Its directory (real path). */
+  dir: string;
+  /** Always `'project'`: explicit paths, the global directory and in-memory extensions are not asked about. */
+  source: 'project';
+  /** The project: the real path of the host's `cwd` (decisions are stored per project). */
+  project: string;
+  /** What would run: the manifest's `exec` resolved (`command`) and its `args`; undefined for a remote (`url`) extension. */
+  exec: { command: string; args: string[] } | undefined;
+  /** A remote extension's URL (user name and password redacted): its manifest headers may send environment variables there. */
+  url?: string | undefined;
+  /** The permission scopes its manifest requests (`"permissions"`); undefined when it requests none (it then gets the host's `permissions` policy, by default everything). */
+  permissions: string[] | undefined;
+  /** `sha256:<hex>` over the manifest and the program files it names (its `exec` when it is a path, and `args` that are files inside its directory). */
+  hash: string;
+  /** True when an `'always'` decision is stored for it with another hash: it changed since it was trusted. */
+  changed: boolean;
+  /** Aborted when the host stops waiting (`timeouts.trust`, or `stop()`): dismiss the question. */
+  signal: AbortSignal;
+}
+
+/**
+ * The `trust` option: `'all'` starts project extensions as zot does, `'none'` never starts them,
+ * a function decides per extension (throwing, rejecting, an answer that is none of the three, or no
+ * answer within `timeouts.trust` is a deny with a diagnostic).
+ */
+export type TrustOption = 'all' | 'none' | ((request: TrustRequest) => TrustDecision | Promise<TrustDecision>);
+
+/**
+ * An extension's workspace trust (`ExtensionInfo.trust`): `exempt` (not a project extension:
+ * explicit, global, in-memory), `all` (a project extension started under `trust: 'all'`), `once`
+ * / `always` (allowed by the callback, `always` also by a stored decision), `denied` (not started).
+ */
+export type TrustState = 'exempt' | 'all' | 'once' | 'always' | 'denied';
+
+export interface TrustOptions {
+  /**
+   * Whether extensions found in the project directory (`<cwd>/.<appName>/extensions`, code that came
+   * with the repository) may start; decided before anything of them runs. Explicit paths, the
+   * global directory and in-memory extensions are not affected. See docs/security.md, "Workspace trust".
+   * @default 'all'
+   */
+  trust?: TrustOption | undefined;
 }

@@ -32,7 +32,8 @@ function brokenTree(): void {
 describe('doctor', { timeout: 30_000 }, () => {
   it('reports every kind of problem, stops everything and exits 1', async () => {
     brokenTree();
-    const r = await runCli(['doctor', '--home', sandbox.home, '--cwd', sandbox.project]);
+    // --trust: the tree has a project extension, which a run that is not on a terminal does not start otherwise.
+    const r = await runCli(['doctor', '--trust', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(r.code).toBe(1);
     const out = r.stdout;
     expect(out).toMatch(/^✓ weather 1\.0\.0 \(project\) ready in \d+ ms$/m);
@@ -56,7 +57,7 @@ describe('doctor', { timeout: 30_000 }, () => {
 
   it('--json carries the same report for machines', async () => {
     brokenTree();
-    const r = await runCli(['doctor', '--json', '--home', sandbox.home, '--cwd', sandbox.project]);
+    const r = await runCli(['doctor', '--json', '--trust', '--home', sandbox.home, '--cwd', sandbox.project]);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as {
       ok: boolean;

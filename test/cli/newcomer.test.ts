@@ -75,7 +75,7 @@ describe('a newcomer', () => {
 
     // Installed into the project, away from where it was made: the vendored SDK went with it.
     expect((await runCli(['install', dir, '--project', '--home', home, '--cwd', work])).code).toBe(0);
-    const installed = await runCli(['doctor', '--home', home, '--cwd', work], { env, timeoutMs: 30_000 });
+    const installed = await runCli(['doctor', '--trust', '--home', home, '--cwd', work], { env, timeoutMs: 30_000 });
     expect(installed.stdout).toMatch(/✓ py-ext 0\.1\.0 \(project\) ready in \d+ ms\n/);
     expect(installed.code).toBe(0);
   });

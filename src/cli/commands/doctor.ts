@@ -3,8 +3,8 @@ import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport, ToolInfo 
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
-import { createHost, explicitPaths } from '../create-host.js';
 import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
+import { TRUST_OPTIONS, createHost, explicitPaths, trustText, untrustedHint } from '../create-host.js';
 import { nullForUndefined } from './list.js';
 import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
@@ -23,12 +23,18 @@ export const doctor: Command = {
     'started is stopped before it exits. Exit code 1 when any extension failed or has an invalid',
     'manifest; with --strict also when there is any warning (a project extension shadowing a global',
     'one of its name is not a warning).',
+    '',
+    'Project extensions (<cwd>/.zot/extensions) came with the repository: on a terminal doctor asks',
+    'before it starts each one (y = this once, a = always in this project, n = no); otherwise only',
+    'those trusted "always" start, unless --trust. One not started is listed as untrusted (not a',
+    'failure; a warning for --strict). --no-project skips them.',
   ].join('\n'),
   options: {
     json: { type: 'boolean', description: 'print the report as JSON' },
     'no-discover': { type: 'boolean', description: 'load only the given paths' },
-    strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, ...)' },
     sandbox: SANDBOX_OPTION,
+    strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, untrusted project extensions, ...)' },
+    ...TRUST_OPTIONS,
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -48,9 +54,9 @@ export const doctor: Command = {
     const roots = await realRoots(discoveryFor(ctx));
     const known = [...infos.map((i) => i.dir), ...report.skipped.map((s) => s.dir)];
     const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots, explicit);
-    const failed = infos.filter((i) => i.state !== 'ready');
+    const failed = infos.filter((i) => i.state !== 'ready' && i.trust !== 'denied');
     const strict = ctx.values.strict === true;
-    const warningCount = countWarnings(report) + warnings.length;
+    const warningCount = countWarnings(report) + warnings.length + infos.filter((i) => i.trust === 'denied').length;
     const ok = failed.length === 0 && invalid.length === 0 && (!strict || warningCount === 0);
 
     if (ctx.values.json === true) {
@@ -108,6 +114,11 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
   const byExtension = (name: string) => report.diagnostics.filter((d) => d.extension === name && !isDiscovery(d));
   for (const info of infos) {
     const head = safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})`);
+    if (info.trust === 'denied') {
+      out.line(`${out.style('yellow', '!')} ${head} ${out.style('yellow', 'untrusted')}: ${safe(`not started: ${untrustedHint(ctx)}`)}`);
+      out.line(`    dir: ${safe(info.dir)}`);
+      continue;
+    }
     if (info.state === 'ready') out.line(`${ok} ${head} ${readyText(info)}`);
     else {
       const what = info.state === 'exited' ? `exited after ${readyText(info)}` : 'failed';
@@ -130,6 +141,8 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
       out.line(`    permissions: ${safe(granted.length === 0 ? '(none)' : granted.join(', '))}${requested === undefined ? '' : ` (requested: ${safe(requested.length === 0 ? '(none)' : requested.join(', '))})`}`);
     }
     if (info.sandbox.mode !== 'off') out.line(`    sandbox: ${safe(sandboxText(info.sandbox))}`);
+    const trust = trustText(info);
+    if (trust !== undefined) out.line(`    trust: ${trust}`);
     for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${safe(d.message)}`);
     out.line(`    log: ${safe(info.logPath)}`);
   }
@@ -148,13 +161,14 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
 
   const count = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);
   // Still starting (no hello yet) when doctor stopped it: failed, as HELLO_TIMEOUT.
-  const failed = infos.filter((i) => i.state !== 'ready' && i.state !== 'exited').length;
+  const failed = infos.filter((i) => i.state !== 'ready' && i.state !== 'exited' && i.trust !== 'denied').length;
   const exited = infos.filter((i) => i.state === 'exited').length;
   const summary = [
     ...count(infos.filter((i) => i.state === 'ready').length, 'ready'),
     ...count(failed, 'failed'),
     ...count(exited, 'exited after ready'),
     ...count(invalid.length, 'invalid'),
+    ...count(infos.filter((i) => i.trust === 'denied').length, 'untrusted'),
     ...count(report.skipped.filter((s) => s.reason === 'disabled').length, 'disabled'),
     ...count(report.skipped.filter((s) => s.reason === 'shadowed').length, 'shadowed'),
   ];
@@ -202,6 +216,7 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
       // Names and where each value comes from, never a value (as in the text report).
       ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
       state: i.state,
+      trust: i.trust,
       readyVia: i.readyVia,
       readyMs: i.readyMs,
       logPath: i.logPath,

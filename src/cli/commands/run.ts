@@ -6,8 +6,8 @@ import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
 import type { FrameTapEntry, StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
-import { createHost, explicitPaths } from '../create-host.js';
 import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
+import { TRUST_OPTIONS, createHost, explicitPaths, isUntrusted, trustText, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
 import { toPanelInput, type Keypress } from '../run/keys.js';
@@ -34,6 +34,9 @@ export const run: Command = {
     'Exit code 1 when an extension failed to load (or a path does not exist) or, piped, an input',
     'line failed. --json prints one JSON object per line on stdout, each with a "type" (see',
     'docs/cli.md); load results stay text on stderr.',
+    'Project extensions (<cwd>/.zot/extensions) came with the repository: on a terminal run asks',
+    'before it starts each one (y = this once, a = always in this project, n = no); otherwise only',
+    'those trusted "always" start, unless --trust. --no-project skips them.',
   ].join('\n'),
   options: {
     discover: { type: 'boolean', description: 'with paths: load the installed extensions too' },
@@ -42,6 +45,7 @@ export const run: Command = {
     trace: { type: 'boolean', description: 'every line between the host and the extensions, timestamped, on stderr' },
     'trace-file': { type: 'string', value: 'path', description: 'the same, appended to a file' },
     sandbox: SANDBOX_OPTION,
+    ...TRUST_OPTIONS,
   },
   async run(ctx) {
     const explicit = explicitPaths(ctx);
@@ -52,7 +56,7 @@ export const run: Command = {
     const screen = new Screen(ctx.out, ctx.err, tty);
     const repl = new RunConsole(screen, { callTimeoutMs: timeoutMs, json });
     const trace = traceSink(ctx);
-    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks, frameTap: trace?.tap });
+    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: repl.callbacks, frameTap: trace?.tap, ask: !json });
     repl.attach(host);
     try {
       const report = await host.start();
@@ -111,7 +115,8 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
       ...(events.length > 0 ? [`events: ${events.join(', ')}`] : []),
       ...(intercept.length > 0 ? [`intercepts: ${intercept.join(', ')}`] : []),
     ];
-    err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
+    const trust = info.trust === 'once' || info.trust === 'always' ? `, ${trustText(info)}` : '';
+    err.line(`${err.style('green', 'loaded')} ${safe(`${info.name}${info.version === undefined ? '' : ` ${info.version}`} (${info.source}${trust})${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`)}`);
     if (info.sandbox.mode !== 'off') err.line(`    sandbox: ${safe(sandboxText(info.sandbox))}`);
     // Its start-time warnings (a refused tool name, garbage on stdout), as doctor shows them.
     for (const d of report.diagnostics) {
@@ -120,6 +125,9 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
   }
   // An explicit path that never started (no logPath) is printed with the error diagnostics below.
   for (const f of report.failed) if (f.logPath !== undefined) err.line(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  // Project extensions the trust option kept out: not a failure (nothing of them ran).
+  const untrusted = report.failed.filter(isUntrusted);
+  for (const f of untrusted) err.line(`${err.style('yellow', 'untrusted')} ${safe(`${f.name} (${f.source}): not started: ${untrustedHint(ctx)}`)}`);
   // No hello within the hello timeout: start() went on without them (they may join later).
   for (const s of report.starting) {
     const info = host.extensions().find((i) => i.name === s.name && i.source === s.source);
@@ -134,7 +142,7 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
     if (d.severity === 'warning' && (isDiscoveryDiagnostic(d) || d.extension === undefined || !ready.has(d.extension))) err.line(`${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
   }
   if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
-  return report.failed.length > 0 || report.starting.length > 0 || errors.length > 0;
+  return report.failed.length > untrusted.length || report.starting.length > 0 || errors.length > 0;
 }
 
 /** Lines from a pipe or file, one at a time, until EOF, :quit or a signal. */
