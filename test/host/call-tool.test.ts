@@ -170,11 +170,12 @@ describe('call_tool', () => {
     const calls: unknown[] = [];
     const h = await start([caller], {
       callbacks: {
-        callBuiltinTool: (call) => {
-          calls.push({ ...call, signal: call.signal instanceof AbortSignal });
-          if (call.args.bad === true) return { nope: 1 } as never;
-          if (call.args.throw === true) throw new Error('disk on fire');
-          return { content: [{ type: 'text', text: `read ${String(call.args.path)}`, format: 'markdown' }, { type: 'text', text: '' }] };
+        // The agent's own tools (builtinTools), for extensions that call them with zot's call_tool.
+        callBuiltinTool: async ({ toolName, toolId, args, signal, extension }) => {
+          calls.push({ toolName, toolId, args, signal: signal instanceof AbortSignal, extension });
+          if (args.bad === true) return { nope: 1 } as never;
+          if (args.throw === true) throw new Error('disk on fire');
+          return { content: [{ type: 'text', text: `read ${String(args.path)}`, format: 'markdown' }, { type: 'text', text: '' }] };
         },
       },
     });
