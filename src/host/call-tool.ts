@@ -81,7 +81,9 @@ export function callToolRequest(ctx: HostContext, ext: LoadedExtension, frame: C
   const deadlineMs = ctx.timeouts.callTool;
   const timer = Number.isFinite(deadlineMs) && deadlineMs <= 2 ** 31 - 1 ? setTimeout(() => controller.abort(new ExtensionHostError(ErrorCode.TIMEOUT, `call_tool ${name} timed out after ${deadlineMs} ms`, { extension: ext.name })), deadlineMs) : undefined;
   timer?.unref();
-  void untilAborted(run(ctx, ext, name, args as Record<string, unknown>, chain, toolId, signal), signal).then((outcome) => {
+  // Whatever happens, one answer: a throw nothing above expects is an error answer too.
+  const work = run(ctx, ext, name, args as Record<string, unknown>, chain, toolId, signal).catch((err: unknown) => failed(`call_tool ${name} failed: ${err instanceof Error ? err.message : String(err)}`));
+  void untilAborted(work, signal).then((outcome) => {
     clearTimeout(timer);
     link?.ended.removeEventListener('abort', onParentEnd);
     if (calls.get(id) === controller) calls.delete(id);
