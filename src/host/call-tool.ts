@@ -118,7 +118,8 @@ async function run(ctx: HostContext, ext: LoadedExtension, name: string, given: 
   }
   if (signal.aborted) return failed(abortText(signal.reason));
   if (!ctx.toolRegistry.isBuiltin(name)) {
-    const result = await callTool(ctx, name, args, { signal }, chain);
+    // With tracing on, the span of the call carries its id (`gen_ai.tool.call.id`).
+    const result = await callTool(ctx, name, args, { signal, toolCallId: toolId }, chain);
     return { content: result.content, isError: result.isError, ranBy: result.extension };
   }
   const builtin = ctx.options.callbacks?.callBuiltinTool;
