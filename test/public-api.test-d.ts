@@ -1,5 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  type BuiltinToolCall,
+  type BuiltinToolResult,
+  type ExtensionToolCall,
   type CommandOutcome,
   type ErrorCode,
   ExtensionHost,
@@ -125,6 +128,15 @@ describe('public types', () => {
     expectTypeOf<HostEvents['panel:close']>().toEqualTypeOf<[panel: Arg<'closePanel'>]>();
     // @ts-expect-error not an event
     host.on('panel:opened', () => undefined);
+  });
+
+  it("zot's call_tool: the built-in tool callback, the 'tool:called' event, the option and the permission", () => {
+    expectTypeOf<HostCallbacks['callBuiltinTool']>().toEqualTypeOf<((call: BuiltinToolCall) => BuiltinToolResult | Promise<BuiltinToolResult>) | undefined>();
+    expectTypeOf<BuiltinToolCall>().toMatchTypeOf<{ extension: string; toolName: string; toolId: string; args: Record<string, unknown>; signal: AbortSignal }>();
+    expectTypeOf<HostEvents['tool:called']>().toEqualTypeOf<[call: ExtensionToolCall]>();
+    expectTypeOf<ExtensionToolCall['parentId']>().toEqualTypeOf<string | undefined>();
+    const options: ExtensionHostOptions = { callToolConcurrency: 4, timeouts: { callTool: 1000 }, permissions: { default: { tools: true, callTool: false } }, callbacks: { callBuiltinTool: async () => ({ content: [{ type: 'text', text: 'x' }] }) } };
+    expectTypeOf(options).toMatchTypeOf<ExtensionHostOptions>();
   });
 
   it('the start report lists late joiners and the searched directories', () => {

@@ -5,7 +5,7 @@ Run as a script, it is that extension on stdin/stdout."""
 import asyncio
 import json
 
-from zot_ext import Decision, Extension, display, open_panel
+from zot_ext import Decision, Extension, ToolResult, display, markdown_result, open_panel
 
 _TOOL = ("tool_id", "tool_name")
 #: Per event, the fields the probe answers with, in order; "?" marks one present only when sent.
@@ -41,7 +41,8 @@ def _value(event, field):
 
 def create_probe():
     # Declares zot's "tool_cancel", as zot sends it only to extensions that do.
-    ext = Extension("zot-probe", "1.0.0", capabilities=["commands", "tools", "events", "intercept", "panels", "tool_cancel"])
+    # Declares zot's "call_tool" too: "relay" calls a tool when the host offers it.
+    ext = Extension("zot-probe", "1.0.0", capabilities=["commands", "tools", "events", "intercept", "panels", "tool_cancel"], call_tools=True)
 
     @ext.command("probe")
     def probe(args, ctx):
@@ -68,6 +69,19 @@ def create_probe():
         finally:
             ext.notify("wait cancelled", "info")
 
+    @ext.tool("forecast", "the weather", output_schema={"type": "object", "properties": {"celsius": {"type": "number"}}},
+              namespace="weather", namespace_description="Weather lookups", exposure="codemode", replay="reconcile")
+    def forecast(args, ctx):
+        if ctx.reconcile:
+            return ToolResult([{"type": "text", "text": ctx.operation_key or ""}], structured_content={"state": "not_started"})
+        result = markdown_result(f"## {args['city']}\n16 °C")
+        return ToolResult(result.content, structured_content={"city": args["city"], "celsius": 16})
+
+    @ext.tool("relay", "reads a file through the host")
+    async def relay(args, ctx):
+        r = await ctx.call_tool("read", args)
+        return ToolResult([{"type": "text", "text": r.text}], structured_content={"blocks": len(r.content), "is_error": r.is_error, "truncated": r.truncated})
+
     def observe(name, fields):
         def note(event):
             values = [_value(event, f) for f in fields]
@@ -78,7 +92,10 @@ def create_probe():
     for name, fields in EVENTS.items():
         observe(name, fields)
 
-    ext.intercept_tool_call(lambda tool_name, args: Decision.rewrite({**args, "seen_by": f"zot-probe:{tool_name}"}))
+    def seen(tool_name, args, *, origin_extension=None):
+        origin = {} if origin_extension is None else {"origin": origin_extension}
+        return Decision.rewrite({**args, "seen_by": f"zot-probe:{tool_name}", **origin})
+    ext.intercept_tool_call(seen)
     ext.intercept_turn_start(lambda step: Decision.block(f"step {step}"))
     ext.intercept_assistant_message(lambda text: Decision.replace_text(f"[{text}]"))
     ext.intercept_before_agent_start(lambda i: _json([i.session_id, i.agent_run_id, i.cwd, i.provider, i.model, i.system_prompt]))

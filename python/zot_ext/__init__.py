@@ -16,6 +16,8 @@ from ._context import Context, Panel
 from ._extension import DefinitionError, Extension
 from ._values import (
     BeforeAgentStart,
+    CallToolError,
+    CallToolResult,
     Decision,
     HostInfo,
     Response,
@@ -37,6 +39,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BeforeAgentStart",
+    "CallToolError",
+    "CallToolResult",
     "Context",
     "Decision",
     "DefinitionError",

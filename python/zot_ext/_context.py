@@ -5,6 +5,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ._requests import Pending, progress_frame
+from ._values import CallToolResult
 from ._values import HostInfo, _panel_content
 from ._wire import NOTIFY_LEVELS
 
@@ -77,6 +78,16 @@ class Context:
         self.traceparent: Optional[str] = trace[0]
         #: The W3C tracestate that came with it. @default None
         self.tracestate: Optional[str] = trace[1]
+        #: zot's `tool_call.operation_key` (experimental "continuous" mode): a stable idempotency key
+        #: of this intent across replays; pass it on to whatever performs the operation. @default None
+        self.operation_key: Optional[str] = None
+        #: zot's `tool_call.reconcile`: do NOT perform the operation, answer its state in
+        #: structured_content ({"state": "completed" | "not_started" | "unknown"}). @default False
+        self.reconcile: bool = False
+        #: A tool_call interceptor's: the extension that started the call (zot's call_tool). @default None
+        self.origin_extension: Optional[str] = None
+        #: Inside a tool handler: that tool call, the parent of the calls call_tool() makes.
+        self._parent_id: Optional[str] = None
 
     @property
     def cancel_reason(self) -> Optional[str]:
@@ -92,6 +103,16 @@ class Context:
         if self._pending is None or self._send_progress is None:
             return False
         return self._send_progress(self._pending, frame)
+
+    async def call_tool(self, name: str, args: Optional[Dict[str, Any]] = None, timeout: Optional[float] = 60.0) -> CallToolResult:
+        """Runs a tool through the host (zot's `call_tool`): another extension's, or one of the agent's
+        own the host offers. Inside a tool handler the call runs inside that tool call (its
+        `parent_id`): it ends when that call ends. Needs `Extension(..., call_tools=True)` and a host
+        that offers "call_tool" in hello_ack. Returns the answer (a failing tool, or a call the host
+        refuses, with `is_error`); raises CallToolError ("unavailable", "invalid", "timeout" after
+        `timeout` seconds (None: no deadline; @default 60.0, zot's), "stopped"). Cancelling the awaiting
+        task (or the timeout) tells the host (`call_tool_cancel`). Await it on the handler's loop."""
+        return await self._session().call_tool(name, {} if args is None else args, self._parent_id, timeout)
 
     def notify(self, message: str, level: str = "info") -> None:
         """Shows a one-shot note with this extension's name; level: info, success, warn or error."""
@@ -145,5 +166,5 @@ class Context:
     def _session(self) -> Any:
         session = self._ext._session
         if session is None:
-            raise RuntimeError("open_panel()/ask(): the extension is not running")
+            raise RuntimeError("open_panel()/ask()/call_tool(): the extension is not running")
         return session

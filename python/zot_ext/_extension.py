@@ -49,6 +49,15 @@ def _check_handler(what: str, handler: Any) -> None:
         raise DefinitionError(f"{what}: the handler must be callable, got {type(handler).__name__}")
 
 
+def _takes_keyword(fn: Any, name: str) -> bool:
+    """True when `fn` has a keyword-only parameter `name` (or takes `**kwargs`)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD or (p.name == name and p.kind is inspect.Parameter.KEYWORD_ONLY) for p in params)
+
+
 def _takes_positional(fn: Any, count: int) -> bool:
     """True when `fn` can be called with `count` positional arguments (a `*args` counts)."""
     try:
@@ -72,10 +81,12 @@ class Extension:
     short (or hand blocking work to ``await asyncio.to_thread(...)``).
     """
 
-    def __init__(self, name: str, version: Optional[str] = None, capabilities: Optional[Sequence[str]] = None) -> None:
+    def __init__(self, name: str, version: Optional[str] = None, capabilities: Optional[Sequence[str]] = None, call_tools: bool = False) -> None:
         """`name` must match extension.json. `capabilities` @default derived at run() from the
         registrations; "cancel", "progress" and "trace" are appended either way. Add "tool_cancel" to
-        get zot's own tool_cancel frame, handled as "cancel" (not declared by default)."""
+        get zot's own tool_cancel frame, handled as "cancel" (not declared by default). `call_tools`
+        lets handlers run tools through the host with ctx.call_tool() (declares zot's "call_tool",
+        as listing it in `capabilities` does). @default False"""
         if not isinstance(name, str) or not name.strip():
             raise DefinitionError("Extension(): the name must be a non-empty str")
         if version is not None and not isinstance(version, str):
@@ -83,6 +94,7 @@ class Extension:
         self.name = name
         self.version = version
         self._capabilities = None if capabilities is None else [str(c) for c in capabilities]
+        self._call_tools = bool(call_tools)
         self._hello_handlers: List[Callable[..., Any]] = []
         #: Keyed by lower-cased name: command names are case-insensitive.
         self._commands: Dict[str, Tuple[str, Optional[str], Callable[..., Any]]] = {}
@@ -91,6 +103,8 @@ class Extension:
         self._interceptors: Dict[str, Callable[..., Any]] = {}
         #: Interceptors whose handler takes the Context after the event's values.
         self._interceptors_with_ctx: Set[str] = set()
+        #: Interceptors that take an `origin_extension` keyword (tool_call: zot's call_tool origin).
+        self._interceptors_with_origin: Set[str] = set()
         self._panel_keys: Dict[str, Callable[..., Any]] = {}
         self._panel_closes: Dict[str, Callable[..., Any]] = {}
         self._session: Optional[Session] = None
@@ -231,6 +245,8 @@ class Extension:
             self._interceptors[event] = fn
             if _takes_positional(fn, INTERCEPT_ARITY[event] + 1):
                 self._interceptors_with_ctx.add(event)
+            if event == "tool_call" and _takes_keyword(fn, "origin_extension"):
+                self._interceptors_with_origin.add(event)
             self._announce_subscriptions()
             return fn
         return register if handler is None else register(handler)
@@ -238,7 +254,9 @@ class Extension:
     def intercept_tool_call(self, handler: Optional[F] = None) -> Any:
         """Decorator: `handler(tool_name: str, args: dict[, ctx])` -> Decision.allow() / .block(reason) /
         .rewrite(args), or None (allow). An exception allows the call (logged). A handler that takes
-        one more positional parameter gets the request's Context there (cancel, trace context)."""
+        one more positional parameter gets the request's Context there (cancel, trace context). A
+        keyword-only parameter `origin_extension` gets the extension that started the call (zot's
+        call_tool), None for the agent's own (also `ctx.origin_extension`)."""
         return self._intercept("tool_call", handler)
 
     def intercept_turn_start(self, handler: Optional[F] = None) -> Any:
@@ -314,6 +332,8 @@ class Extension:
             frame["version"] = self.version
         caps = self._capabilities if self._capabilities is not None else self._derived_capabilities()
         # The protocol extensions are always declared: inert unless the host grants them in hello_ack.
+        if self._call_tools and "call_tool" not in caps:
+            caps = [*caps, "call_tool"]
         frame["capabilities"] = with_protocol_extensions(caps)
         return frame
 

@@ -25,11 +25,12 @@ def with_protocol_extensions(capabilities: Sequence[str]) -> List[str]:
 
 
 def negotiated(hello_ack: Dict[str, Any]) -> FrozenSet[str]:
-    """What the host granted in hello_ack.capabilities; absent or malformed means nothing."""
+    """What the host granted in hello_ack.capabilities (ours, and zot's "call_tool"); absent or
+    malformed means nothing."""
     caps = hello_ack.get("capabilities")
     if not isinstance(caps, list):
         return frozenset()
-    return frozenset(c for c in caps if c in PROTOCOL_EXTENSIONS)
+    return frozenset(c for c in caps if c in PROTOCOL_EXTENSIONS or c == "call_tool")
 
 
 def trace_context(frame: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional
 
 from ._context import Context, Panel
 from ._requests import MAX_POSTED_PROGRESS, Pending, PendingRequests, negotiated, trace_context
-from ._values import BeforeAgentStart, HostInfo, _panel_content, decision_frame, tool_result_frame, Response
+from ._values import BeforeAgentStart, CallToolError, CallToolResult, HostInfo, _panel_content, decision_frame, tool_result_frame, Response
 from ._wire import MAX_FRAME_BYTES, REQUEST_TYPES, BadFrame, LineSplitter, decode_host_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -36,9 +36,9 @@ def error_detail(err: BaseException) -> str:
     return "".join(traceback.format_exception(type(err), err, err.__traceback__)).rstrip()
 
 
-async def call_handler(fn: Callable[..., Any], *args: Any) -> Any:
+async def call_handler(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Calls a plain or async handler on the loop and returns its value."""
-    result = fn(*args)
+    result = fn(*args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result
@@ -71,6 +71,9 @@ class Session:
         #: Panels opened with ctx.open_panel(), by id, until they close: (panel, on_key, on_close).
         self._opened: Dict[str, Any] = {}
         self._panel_seq = 0
+        #: ctx.call_tool()'s requests in flight, by id ("sdk-<n>", as zot's Go SDK names them).
+        self._calls: Dict[str, "asyncio.Future[CallToolResult]"] = {}
+        self._call_seq = 0
 
     # ------------------------------------------------------------------ input
 
@@ -240,6 +243,50 @@ class Session:
             opened.close()
             raise
 
+    async def call_tool(self, name: Any, args: Any, parent_id: Optional[str], timeout: Optional[float]) -> CallToolResult:
+        """ctx.call_tool(): `call_tool` out, the host's `tool_result` back; `call_tool_cancel` when given up."""
+        if "call_tool" not in (self._hello.get("capabilities") or ()):
+            raise CallToolError("unavailable", 'call_tool(): the extension did not declare "call_tool" (Extension(..., call_tools=True))')
+        if self.phase != "ready":
+            raise CallToolError("stopped" if self.phase == "stopped" else "unavailable", "call_tool(): the extension is not running")
+        if "call_tool" not in self.negotiated:
+            raise CallToolError("unavailable", "call_tool(): the host does not offer call_tool (not in hello_ack.capabilities)")
+        if not isinstance(name, str) or not name:
+            raise CallToolError("invalid", "call_tool(): the tool name must be a non-empty str")
+        if not isinstance(args, dict):
+            raise CallToolError("invalid", f"call_tool(): args must be a dict, got {type(args).__name__}")
+        self._call_seq += 1
+        request_id = f"sdk-{self._call_seq}"
+        answer: "asyncio.Future[CallToolResult]" = self.loop.create_future()
+        self._calls[request_id] = answer
+        frame: Dict[str, Any] = {"type": "call_tool", "id": request_id, "name": name, "args": args}
+        if parent_id is not None:
+            frame["parent_id"] = parent_id
+        why = self.send(frame)
+        if why is not None:
+            del self._calls[request_id]
+            raise CallToolError("invalid" if self.phase != "stopped" else "stopped", f"call_tool(): the request cannot be sent ({why})")
+        try:
+            return await asyncio.wait_for(asyncio.shield(answer), timeout)
+        except asyncio.TimeoutError:
+            self._give_up(request_id)
+            raise CallToolError("timeout", f"call_tool({name!r}) timed out after {timeout} s") from None
+        except asyncio.CancelledError:
+            self._give_up(request_id)
+            raise
+
+    def _give_up(self, request_id: str) -> None:
+        if self._calls.pop(request_id, None) is not None and self.phase == "ready":
+            self.send({"type": "call_tool_cancel", "id": request_id})
+
+    def _call_answered(self, frame: Dict[str, Any]) -> None:
+        answer = self._calls.pop(frame["id"], None)
+        if answer is None or answer.done():
+            self.log(f"ignored a tool_result for no call_tool in flight ({json_id(frame['id'])})")
+            return
+        blocks = [b for b in frame["content"] if _is_block(b)]
+        answer.set_result(CallToolResult(blocks, frame["is_error"], frame["truncated"]))
+
     def announce(self, frame: Dict[str, Any]) -> None:
         """A registration made while running; before `ready` the batch will include it."""
         if self.phase == "ready":
@@ -358,6 +405,9 @@ class Session:
             # unknown or finished ids are ignored.
             if "cancel" in self.negotiated or "tool_cancel" in (self._hello.get("capabilities") or ()):
                 self.requests.cancel(frame["id"], "aborted")
+        elif kind == "tool_result":
+            # zot's answer to one of ctx.call_tool()'s requests.
+            self._call_answered(frame)
         elif kind == "event":
             self._run_event(frame)
         elif kind == "panel_key":
@@ -416,7 +466,17 @@ class Session:
     def _context(self, pending: Pending, frame: Dict[str, Any]) -> Context:
         assert self.host is not None
         trace = trace_context(frame) if "trace" in self.negotiated else (None, None)
-        return Context(self.ext, self.host, pending.id, pending, self.send_progress, trace)
+        ctx = Context(self.ext, self.host, pending.id, pending, self.send_progress, trace)
+        if frame["type"] == "tool_call":
+            ctx._parent_id = pending.id
+            # zot's continuous mode (experimental): present only when the host sent them.
+            key = frame.get("operation_key")
+            ctx.operation_key = key if isinstance(key, str) else None
+            ctx.reconcile = frame.get("reconcile") is True
+        elif frame["type"] == "event_intercept":
+            origin = frame.get("origin_extension")
+            ctx.origin_extension = origin if isinstance(origin, str) else None
+        return ctx
 
     async def _run_command(self, pending: Pending, frame: Dict[str, Any]) -> None:
         request_id, name, args = frame["id"], frame["name"], frame["args"]
@@ -468,8 +528,12 @@ class Session:
         if handler is None:
             self.reply(allow)
             return
+        kwargs: Dict[str, Any] = {}
         if event == "tool_call":
             args: tuple = (frame["tool_name"], frame["tool_args"])
+            # zot's: the extension that started the call (its call_tool), for a handler that asks for it.
+            if event in self.ext._interceptors_with_origin:
+                kwargs["origin_extension"] = frame.get("origin_extension")
         elif event == "turn_start":
             args = (frame["step"],)
         elif event == "assistant_message":
@@ -483,7 +547,7 @@ class Session:
         try:
             if ctx is not None:
                 args += (ctx,)
-            answer = decision_frame(request_id, event, await call_handler(handler, *args))
+            answer = decision_frame(request_id, event, await call_handler(handler, *args, **kwargs))
         except Exception as err:
             # Fail open, as the host does on a missing answer: a broken interceptor must not wedge the agent.
             self.log(f'interceptor "{event}" failed (allowing): {error_detail(err)}')
@@ -500,6 +564,11 @@ class Session:
         self.phase = "stopped"
         self._splitter.closed = True
         self.requests.stop_all()
+        calls, self._calls = self._calls, {}
+        for answer in calls.values():
+            if not answer.done():
+                answer.set_exception(CallToolError("stopped", "call_tool(): the extension stopped before the answer came"))
+                answer.exception()  # retrieved: a caller that already gave up leaves no warning
         if not self.done.done():
             self.done.set_result(code)
 
@@ -510,6 +579,19 @@ class Session:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
+
+
+def json_id(value: str) -> str:
+    return repr(value[:80])
+
+
+def _is_block(block: Any) -> bool:
+    """A well-formed text or image block (another is dropped: it has nothing the SDK can give)."""
+    if not isinstance(block, dict):
+        return False
+    if block.get("type") == "text":
+        return isinstance(block.get("text"), str) and isinstance(block.get("format", ""), str)
+    return block.get("type") == "image" and isinstance(block.get("mime_type"), str) and isinstance(block.get("data"), str)
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

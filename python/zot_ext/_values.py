@@ -226,6 +226,32 @@ def tool_result_frame(request_id: str, value: Any) -> Dict[str, Any]:
 # ----------------------------------------------------------------------------------- decisions
 
 @dataclass(frozen=True)
+class CallToolResult:
+    """What Context.call_tool() returns: the tool's answer as the host bounded it."""
+
+    #: Text and image blocks as sent (a text block keeps its "format").
+    content: List[Dict[str, Any]]
+    #: The tool failed, or the host refused the call (unknown tool, a cycle, blocked...): `text` says why.
+    is_error: bool = False
+    #: The host cut the answer to its bound (256 KiB, 128 blocks).
+    truncated: bool = False
+
+    @property
+    def text(self) -> str:
+        """The text blocks, joined with newlines."""
+        return "\n".join(b["text"] for b in self.content if b.get("type") == "text")
+
+
+class CallToolError(Exception):
+    """Context.call_tool() could not get an answer: `code` is "unavailable" (not declared, or the
+    host does not offer call_tool), "invalid" (name or args), "timeout" or "stopped" (the run ended)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
 class Decision:
     """An interceptor's verdict: Decision.allow(), .block(reason), .rewrite(args), .replace_text(text)."""
 

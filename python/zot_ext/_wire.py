@@ -182,6 +182,8 @@ _FIELDS: Dict[str, Dict[str, _Check]] = {
     "cancel": {"id": _id},
     # zot's cancel, sent to an extension that declared "tool_cancel" in hello: handled as "cancel"
     "tool_cancel": {"id": _id},
+    # zot's answer to the extension's call_tool (its blocks are checked when the call settles)
+    "tool_result": {"id": _id, "name": _string, "content": _array, "is_error": _bool, "truncated": _bool},
 }
 #: zot's fields on every event since 2026-08 (present only when sent), and those of a tool event.
 _LIFECYCLE = {"session_id": _maybe_string, "cwd": _maybe_string, "sequence": _maybe_number}
@@ -212,7 +214,7 @@ _EVENT_FIELDS: Dict[str, Dict[str, _Check]] = {
 #: `result` of a tool_result event.
 _RESULT_FIELDS: Dict[str, _Check] = {"content": _array, "is_error": _bool, "truncated": _bool}
 _INTERCEPT_FIELDS: Dict[str, Dict[str, _Check]] = {
-    "tool_call": {**_TOOL, "tool_args": _object},
+    "tool_call": {**_TOOL, "tool_args": _object},  # origin_extension: a call another extension started
     "turn_start": {"step": _number},
     "assistant_message": {"text": _string},
     "before_agent_start": {

@@ -51,7 +51,8 @@ class TestHost:
         capabilities: Optional[Sequence[str]] = None,
     ) -> None:
         """`timeout` @default 2.0 seconds, for every wait. `data_dir` @default extension_dir.
-        `capabilities`: the protocol extensions this host grants; hello_ack.capabilities carries
+        `capabilities`: the protocol extensions this host grants (and zot's "call_tool", to test
+        ctx.call_tool: answer its call_tool frames with send()); hello_ack.capabilities carries
         those the extension declared (absent when none). @default None (a plain zot host)"""
         self.ext = ext
         self.timeout = timeout

@@ -181,6 +181,7 @@ export class Connection implements WriterOwner {
       cleanup: undefined,
     };
     this.pending.set(id, entry);
+    options?.onId?.(id);
     const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
     if (first !== undefined) this.arm(entry, first);
     if (signal !== undefined) {

@@ -47,5 +47,7 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean | undefined;
   /** With `resetTimeoutOnProgress`: the request's deadline, from its start, however often it is reset. @default 10 × timeoutMs */
   maxTotalTimeoutMs?: number | undefined;
+  /** Told the request's wire id once it is pending, before it is written (host/call-tool.ts: zot's `parent_id`). @default undefined */
+  onId?: ((id: string) => void) | undefined;
 }
 

@@ -10,8 +10,11 @@ import { toolsChangedSoon } from './registrations.js';
 import { panelRefusal, permits } from './security.js';
 import type { CallProgress, CommandOutcome, HostCallOptions, PanelView, ToolContent, ToolProgress, ToolResult } from './types.js';
 
-/** ExtensionHost.callTool: always resolves, failures as `isError: true` with a typed `failure`. */
-export function callTool(ctx: HostContext, name: string, args: Record<string, unknown>, given?: HostCallOptions): Promise<ToolResult> {
+/**
+ * ExtensionHost.callTool: always resolves, failures as `isError: true` with a typed `failure`.
+ * `chain`: the tool names of the calls this one runs inside (an extension's call_tool, call-tool.ts).
+ */
+export function callTool(ctx: HostContext, name: string, args: Record<string, unknown>, given?: HostCallOptions, chain?: readonly string[]): Promise<ToolResult> {
   // From JavaScript anything may come: a typed result, never a throw (a Symbol, a throwing getter).
   if (typeof name !== 'string') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `callTool: the tool name must be a string, got ${describeValue(name)}`), undefined));
   let checked: HostCallOptions | undefined;
@@ -31,8 +34,8 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   }
   const invalid = toolCallProblem(name, ext.name, args, options);
   if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
-  if (registration.value.interactive) return interactiveCall(ctx, ext, name, args, options);
-  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? ctx.timeouts.tool, options?.signal, toolMapper(ctx, ext));
+  if (registration.value.interactive) return interactiveCall(ctx, ext, name, args, options, chain);
+  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? ctx.timeouts.tool, options?.signal, toolMapper(ctx, ext), chain);
 }
 
 function sendToolCall(
@@ -43,10 +46,14 @@ function sendToolCall(
   options: HostCallOptions | undefined,
   timeoutMs: number,
   signal: AbortSignal | undefined,
-  mapper: ResponseMapper<ToolResultFrame, ToolResult>,
+  given: ResponseMapper<ToolResultFrame, ToolResult>,
+  chain: readonly string[] | undefined,
 ): Promise<ToolResult> {
   const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
-  const requestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
+  let requestOptions: RequestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
+  let mapper = given;
+  // Only an extension that may call tools itself needs to know which calls it runs inside.
+  if (ext.process.upstream.includes('call_tool')) ({ requestOptions, mapper } = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper));
   if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
   return mapResponse(ext.process.request(toolCallFrame(name, args, options), requestOptions), mapper);
 }
@@ -57,7 +64,7 @@ function sendToolCall(
  * extension's exit, stop() / reload(), or `timeouts.interactiveGrace` after the user closed the
  * panels it opened (panels.ts InteractiveCall).
  */
-function interactiveCall(ctx: HostContext, ext: LoadedExtension, name: string, args: Record<string, unknown>, options: HostCallOptions | undefined): Promise<ToolResult> {
+function interactiveCall(ctx: HostContext, ext: LoadedExtension, name: string, args: Record<string, unknown>, options: HostCallOptions | undefined, chain: readonly string[] | undefined): Promise<ToolResult> {
   const call = new InteractiveCall(name, ext);
   ext.interactive.add(call);
   let signal: AbortSignal = call.controller.signal;
@@ -74,7 +81,37 @@ function interactiveCall(ctx: HostContext, ext: LoadedExtension, name: string, a
     frame: (frame) => (call.end(), mapper.frame(frame)),
     error: (error) => (call.end(), call.failure !== undefined ? failedResult(call.failure, ext.name) : mapper.error(error)),
   };
-  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? Infinity, signal, settled);
+  return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? Infinity, signal, settled, chain);
+}
+
+/**
+ * A tool call to an extension that declared zot's "call_tool": recorded by its wire id (its
+ * `parent_id` for the calls it makes meanwhile) with its chain, until it settles; then the calls it
+ * made inside it are aborted (call-tool.ts), as zot ends them with their parent's context.
+ */
+function linked(
+  ext: LoadedExtension,
+  chain: readonly string[],
+  options: RequestOptions,
+  mapper: ResponseMapper<ToolResultFrame, ToolResult>,
+): { requestOptions: RequestOptions; mapper: ResponseMapper<ToolResultFrame, ToolResult> } {
+  const links = (ext.toolLinks ??= new Map());
+  const ended = new AbortController();
+  let id: string | undefined;
+  const end = (): void => {
+    if (id !== undefined) links.delete(id);
+    ended.abort();
+  };
+  return {
+    requestOptions: {
+      ...options,
+      onId: (wire) => {
+        id = wire;
+        links.set(wire, { chain, ended: ended.signal });
+      },
+    },
+    mapper: { frame: (frame) => (end(), mapper.frame(frame)), error: (error) => (end(), mapper.error(error)) },
+  };
 }
 
 /** What the answer of a tool call (or its failure) becomes: a ToolResult, built as the response settles. */

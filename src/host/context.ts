@@ -41,6 +41,15 @@ export interface ToolValue {
 /** zot's tool metadata as tools() lists it. */
 export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceDescription' | 'namespaceInstructions' | 'exposure' | 'replay'>;
 
+/**
+ * A host tool call in flight to an extension that declared zot's "call_tool" (calls.ts): the tool
+ * names from the outermost call to it, and a signal that aborts when it settles (its children's end).
+ */
+export interface ToolCallLink {
+  readonly chain: readonly string[];
+  readonly ended: AbortSignal;
+}
+
 /** What a caller makes of a request's answer and of its failure: the two handlers of one `.then`. */
 export interface ResponseMapper<T, R> {
   frame(frame: T): R;
@@ -211,6 +220,10 @@ export class LoadedExtension implements ProcessWatcher {
   retired = false;
   /** Its environment and permission scope (security.ts). */
   security: ExtensionSecurity = UNRESTRICTED;
+  /** zot's call_tool (call-tool.ts): the host's tool calls in flight to it by wire id, when it declared "call_tool". */
+  toolLinks: Map<string, ToolCallLink> | undefined;
+  /** Its own `call_tool` requests in flight, by its id (call-tool.ts); each aborts when it exits. */
+  callTools: Map<string, AbortController> | undefined;
 
   constructor(
     readonly order: number,
@@ -238,6 +251,12 @@ export class LoadedExtension implements ProcessWatcher {
   }
 
   processExit(info: ExitInfo): void {
+    // Its call_tool requests end with it: nothing of the calls it asked for runs on for no one.
+    const calls = this.callTools;
+    if (calls !== undefined && calls.size > 0) {
+      const reason = new ExtensionHostError(ErrorCode.PROCESS_EXITED, `${this.name} ended`, { extension: this.name, logPath: this.logPath });
+      for (const controller of [...calls.values()]) controller.abort(reason);
+    }
     this.host.on.exit(this, info);
   }
 

@@ -9,6 +9,7 @@ import type { ExtensionFrame, PanelRenderFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
+import { callToolRequest, cancelCallTool } from './call-tool.js';
 import { becomeReady } from './lifecycle.js';
 import { closePanelFrame, openPanel, renderPanelFrame } from './panels.js';
 import { registerCommand, registerToolFrame, subscribe } from './registrations.js';
@@ -68,6 +69,10 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return;
     case 'submit_slash':
       return submitSlash(ctx, ext, frame.text);
+    case 'call_tool':
+      return callToolRequest(ctx, ext, frame);
+    case 'call_tool_cancel':
+      return cancelCallTool(ext, frame.id);
     case 'shutdown_ack':
       return;
     default:

@@ -17,6 +17,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutValues> = {
   command: 30_000,
   tool: 60_000,
   intercept: 5000,
+  callTool: 60_000,
   shutdown: 2000,
   interactiveGrace: 5000,
   trust: 120_000,
@@ -60,7 +61,7 @@ const scopeCheck = (v: unknown): boolean =>
 const permissionsCheck: Check = (v) =>
   isObject(v) && (v.default === undefined || scopeCheck(v.default)) && (v.byExtension === undefined || (isObject(v.byExtension) && Object.values(v.byExtension).every(scopeCheck)))
     ? undefined
-    : "{ default?: Scope, byExtension?: { [name]: Scope } } where a Scope is 'all', 'none' or { commands?, tools?, events?, intercept?, submit?, panels?, notes? } of booleans or name lists";
+    : "{ default?: Scope, byExtension?: { [name]: Scope } } where a Scope is 'all', 'none' or { commands?, tools?, events?, intercept?, submit?, panels?, notes?, callTool? } of booleans or name lists";
 
 /** Each option's check; an option not listed here is not checked (a later addition, or unknown). */
 const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
@@ -76,6 +77,7 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   model: string,
   builtinCommands: strings,
   builtinTools: strings,
+  callToolConcurrency: (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? undefined : 'a whole number >= 1'),
   callbacks: object,
   timeouts: object,
   logDir: string,

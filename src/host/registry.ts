@@ -87,6 +87,11 @@ export class Registry<T> {
     return index === 0;
   }
 
+  /** True when the agent owns `name` (a built-in). */
+  isBuiltin(name: string): boolean {
+    return this.builtins.has(this.keyOf(name));
+  }
+
   /** The active registration for a name. */
   get(name: string): Registration<T> | undefined {
     return this.byKey.get(this.keyOf(name))?.[0];

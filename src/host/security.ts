@@ -15,9 +15,9 @@ import type { EnvOption, HostDiagnostic, PermissionPolicy, Scope } from './types
 
 /**
  * The permission names a manifest may request (`"permissions": [...]`): `commands`, `tools`,
- * `submit`, `panels`, `notes`, `events` or `events:<name>`, `intercept` or `intercept:<event>`.
+ * `submit`, `panels`, `notes`, `call_tool`, `events` or `events:<name>`, `intercept` or `intercept:<event>`.
  */
-export const PERMISSION_NAMES = ['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes'] as const;
+export const PERMISSION_NAMES = ['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes', 'call_tool'] as const;
 export type PermissionName = (typeof PERMISSION_NAMES)[number];
 const SIMPLE: ReadonlySet<string> = new Set(PERMISSION_NAMES);
 const INTERCEPTS: ReadonlySet<string> = new Set(INTERCEPT_NAMES);
@@ -32,11 +32,13 @@ export interface GrantedScope {
   readonly submit: boolean;
   readonly panels: boolean;
   readonly notes: boolean;
+  /** zot's `call_tool` (permission name `call_tool`). */
+  readonly callTool: boolean;
 }
 
 const NOTHING: ReadonlySet<string> = new Set();
-export const ALL: GrantedScope = Object.freeze({ commands: true, tools: true, events: true, intercept: true, submit: true, panels: true, notes: true });
-export const NONE: GrantedScope = Object.freeze({ commands: false, tools: false, events: NOTHING, intercept: NOTHING, submit: false, panels: false, notes: false });
+export const ALL: GrantedScope = Object.freeze({ commands: true, tools: true, events: true, intercept: true, submit: true, panels: true, notes: true, callTool: true });
+export const NONE: GrantedScope = Object.freeze({ commands: false, tools: false, events: NOTHING, intercept: NOTHING, submit: false, panels: false, notes: false, callTool: false });
 
 function names(value: boolean | readonly string[] | undefined): true | ReadonlySet<string> {
   if (value === true) return true;
@@ -55,6 +57,7 @@ function grantedOf(scope: Scope): GrantedScope {
     submit: scope.submit === true,
     panels: scope.panels === true,
     notes: scope.notes === true,
+    callTool: scope.callTool === true,
   };
 }
 
@@ -83,6 +86,7 @@ function requestedScope(requested: readonly string[]): GrantedScope {
     submit: simple.has('submit'),
     panels: simple.has('panels'),
     notes: simple.has('notes'),
+    callTool: simple.has('call_tool'),
   };
 }
 
@@ -109,6 +113,7 @@ export function grantFor(policy: PermissionPolicy | undefined, name: string, req
     submit: allowed.submit && asked.submit,
     panels: allowed.panels && asked.panels,
     notes: allowed.notes && asked.notes,
+    callTool: allowed.callTool && asked.callTool,
   };
 }
 
@@ -123,6 +128,7 @@ export function scopeNames(scope: GrantedScope): string[] {
   if (scope.submit) out.push('submit');
   if (scope.panels) out.push('panels');
   if (scope.notes) out.push('notes');
+  if (scope.callTool) out.push('call_tool');
   return out;
 }
 
@@ -278,7 +284,7 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
 // counted, not reported), so a flood costs nothing.
 // ---------------------------------------------------------------------------------------------
 
-type Simple = 'commands' | 'tools' | 'submit' | 'panels' | 'notes';
+type Simple = 'commands' | 'tools' | 'submit' | 'panels' | 'notes' | 'callTool';
 
 const WHAT: Record<Simple, string> = {
   commands: 'register_command',
@@ -286,12 +292,16 @@ const WHAT: Record<Simple, string> = {
   submit: 'submit',
   panels: 'a panel',
   notes: 'notify / clear_notes',
+  callTool: 'call_tool',
 };
+
+/** The permission name of each scope field, in messages. */
+const NAME: Record<Simple, string> = { commands: 'commands', tools: 'tools', submit: 'submit', panels: 'panels', notes: 'notes', callTool: 'call_tool' };
 
 /** True when `ext` may; otherwise the refusal is reported (once per scope) and counted. */
 export function permits(ctx: HostContext, ext: LoadedExtension, scope: Simple): boolean {
   if (ext.security.granted[scope]) return true;
-  refuse(ctx, ext, scope, `${ext.name}: ${WHAT[scope]} refused: its permissions do not include "${scope}"`);
+  refuse(ctx, ext, NAME[scope], `${ext.name}: ${WHAT[scope]} refused: its permissions do not include "${NAME[scope]}"`);
   return false;
 }
 

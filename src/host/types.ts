@@ -48,6 +48,11 @@ export interface HostTimeouts {
   interactiveGrace?: number | undefined;
   /** `event_intercept` -> response, including the request write. @default 5000 */
   intercept?: number | undefined;
+  /**
+   * An extension's `call_tool` request (zot's), from the frame to the answer, interceptors included;
+   * it also bounds a called interactive tool (as zot does). @default 60000
+   */
+  callTool?: number | undefined;
   /** Grace after `shutdown` before SIGTERM (SIGKILL follows 1 s later). @default 2000 */
   shutdown?: number | undefined;
   /**
@@ -138,8 +143,61 @@ export interface HostCallbacks {
   toolPrompt?: ((action: ToolPromptAction) => void) | undefined;
   /** The set of active tools changed: rebuild the model's tool list from `tools`. */
   toolsChanged?: ((tools: ToolInfo[]) => void) | undefined;
+  /**
+   * An extension's `call_tool` (zot's) names one of the agent's own tools (`builtinTools`): run it
+   * and resolve its result. Called after the intercept chain allowed the call (with the args it
+   * rewrote); `signal` aborts on `call_tool_cancel`, at the deadline (`timeouts.callTool`), when the
+   * extension's tool call it runs inside ends, and when the extension stops: the host answers the
+   * extension then without waiting for this promise. A throw or rejection is answered as an error
+   * result. Without this callback, built-in tools are unavailable to extensions (an error result).
+   */
+  callBuiltinTool?: ((call: BuiltinToolCall) => BuiltinToolResult | Promise<BuiltinToolResult>) | undefined;
   /** Something went wrong that a person may want to see (load errors, crashes, bad frames). */
   warning?: ((warning: HostWarning) => void) | undefined;
+}
+
+/** A built-in tool an extension asked to run (`callbacks.callBuiltinTool`); `extension` is the caller. */
+export interface BuiltinToolCall extends Origin {
+  /** One of `builtinTools`. */
+  toolName: string;
+  /** The args, as the intercept chain left them. */
+  args: Record<string, unknown>;
+  /** The call's id (`ext-call-<n>`), as the intercept chain saw it. */
+  toolId: string;
+  /** Aborted when the call is cancelled or reaches its deadline, or the extension stops. */
+  signal: AbortSignal;
+}
+
+/** What `callBuiltinTool` resolves: the tool's content (text and images, as `ToolResult`'s). */
+export interface BuiltinToolResult {
+  content: ToolContent[];
+  /** @default false */
+  isError?: boolean | undefined;
+}
+
+/**
+ * An extension's `call_tool` (zot's), once answered (`'tool:called'`): who asked, for which tool, inside
+ * which of its tool calls, and how it ended.
+ */
+export interface ExtensionToolCall extends Origin {
+  /** The extension's request id. */
+  requestId: string;
+  toolName: string;
+  /** The call's id (`ext-call-<n>`), as the intercept chain saw it; undefined when a check refused the call before. */
+  toolId: string | undefined;
+  /** The wire id of the host's tool call to `extension` that this call ran inside (zot's `parent_id`). */
+  parentId: string | undefined;
+  /** The tool names from the outermost call to this one (`parentId`'s chain, then `toolName`). */
+  chain: string[];
+  /** The extension that ran the tool; `'built-in'` for the agent's own; undefined when it did not run. */
+  ranBy: string | undefined;
+  isError: boolean;
+  /** Whether the answer was cut to its bound (`truncated` on the wire). */
+  truncated: boolean;
+  /** The error text when `isError`. */
+  error: string | undefined;
+  /** Milliseconds from the request to the answer. */
+  ms: number;
 }
 
 /** A command's `tool_prompt` answer: a prompt to submit with a tool call to run first. */
@@ -184,6 +242,11 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
   builtinCommands?: readonly string[] | undefined;
   /** Tool names the agent owns; they always win. @default ['read','write','edit','bash','skill'] */
   builtinTools?: readonly string[] | undefined;
+  /**
+   * zot's `call_tool`: how many of one extension's requests may run at once; one over it is answered
+   * with an error at once. @default 8
+   */
+  callToolConcurrency?: number | undefined;
   callbacks?: HostCallbacks | undefined;
   timeouts?: HostTimeouts | undefined;
   /** Where `ext-<name>.log` files go. @default <home>/logs */
@@ -455,6 +518,8 @@ export interface HostEvents {
   warning: [warning: HostWarning];
   /** A running tool call's progress report (capability "progress"), whoever made the call. */
   'tool:progress': [progress: ToolProgress];
+  /** An extension's `call_tool` (zot's) was answered; the agent may record it, or emit zot's lifecycle events for it. */
+  'tool:called': [call: ExtensionToolCall];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -742,6 +807,11 @@ export interface PermissionScope {
   panels?: boolean | undefined;
   /** `notify` and `clear_notes`. */
   notes?: boolean | undefined;
+  /**
+   * zot's `call_tool`: run tools (another extension's, or the agent's own through
+   * `callbacks.callBuiltinTool`) from inside its handlers. Permission name `call_tool`.
+   */
+  callTool?: boolean | undefined;
 }
 
 export type Scope = PermissionScope | 'all' | 'none';

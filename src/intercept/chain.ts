@@ -189,8 +189,11 @@ export class InterceptChain {
     // Steps that allowed, with the args as they stood after their step.
     const allowed: { step: ChainStep; argsAfter: Record<string, unknown> }[] = [];
     // One input object per args version (interceptors added with add() get copies of it).
-    let stepInput: ToolCallInput = { toolId: input.toolId, toolName: input.toolName, args };
-    const current = (): ToolCallInput => (stepInput.args === args ? stepInput : (stepInput = { toolId: input.toolId, toolName: input.toolName, args }));
+    const origin = input.originExtension;
+    const inputFor = (a: Record<string, unknown>): ToolCallInput =>
+      typeof origin === 'string' ? { toolId: input.toolId, toolName: input.toolName, args: a, originExtension: origin } : { toolId: input.toolId, toolName: input.toolName, args: a };
+    let stepInput: ToolCallInput = inputFor(args);
+    const current = (): ToolCallInput => (stepInput.args === args ? stepInput : (stepInput = inputFor(args)));
 
     for (const step of steps) {
       const result = await this.#step(step, 'toolCall', event, current(), signal, trace, false, observation);

@@ -23,6 +23,11 @@ export interface ToolCallInput {
   toolName: string;
   /** The parsed arguments. Interceptors get a copy: mutating it changes nothing, return `modifiedArgs`. */
   args: Record<string, unknown>;
+  /**
+   * The extension that asked for this call (zot's `call_tool`), sent to extension interceptors as
+   * `origin_extension`; absent for the agent's own calls. @default undefined
+   */
+  originExtension?: string | undefined;
 }
 
 /** An interceptor's answer to a tool call. Returning nothing (or `{}`) allows it unchanged. */

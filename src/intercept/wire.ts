@@ -39,7 +39,10 @@ function rename(fields: Readonly<Record<string, string>>, from: Readonly<Record<
 
 /** Host: the event_intercept frame (no id) for an interceptor's input. */
 export function interceptRequest(event: InterceptName, input: Readonly<Record<string, unknown>>): InterceptRequest {
-  return rename(INTERCEPT_INPUT_FIELDS[event], input, { type: 'event_intercept', event }, true) as InterceptRequest;
+  const frame = rename(INTERCEPT_INPUT_FIELDS[event], input, { type: 'event_intercept', event }, true);
+  // zot's: a tool call another extension started (its call_tool); absent otherwise (the snapshot's bytes).
+  if (event === 'tool_call' && typeof input.originExtension === 'string') frame.origin_extension = input.originExtension;
+  return frame as InterceptRequest;
 }
 
 /** Host: the decision in an extension's answer, with the fields of `event` (each present, maybe undefined). */

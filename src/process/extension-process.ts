@@ -3,7 +3,7 @@
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { Connection, type ConnectionOptions } from '../connection/connection.js';
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
-import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
+import type { CallToolResultFrame, ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
 import { decodeLine, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/decode-line.js';
 import { encodeFrame } from '../protocol/encode.js';
@@ -290,7 +290,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     // zot's tool_cancel only where our cancel (which also carries the reason) was not negotiated.
     this.connection.toolCancels = this.upstream.includes('tool_cancel') && !this.connection.cancels;
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    this.send(helloAck(this.host, this.dir, negotiated));
+    this.send(helloAck(this.host, this.dir, negotiated, this.upstream));
     this.helloWait?.accept(frame);
     // Settled: what it would still answer (end(), waiting) is what no wait answers.
     this.helloWait = undefined;
@@ -368,7 +368,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
    * Sends a one-way frame. Returns false when the connection is not running, or when the frame was
    * dropped because the outbound buffer is full (counted in a diagnostic).
    */
-  send(frame: HostFrame): boolean {
+  send(frame: HostFrame | CallToolResultFrame): boolean {
     if (frame.type === 'shutdown') {
       if (this.state !== 'running' && this.state !== 'stopping') return false;
       this.connection.sendAlways(encodeFrame(frame));

@@ -39,16 +39,20 @@ export function isSnapshotEra(declared: readonly string[] | undefined): boolean 
   return declared === undefined || !declared.some((name) => KNOWN_CAPABILITIES.has(name));
 }
 
-/** zot's capabilities this host implements (`call_tool` not yet). */
-const UPSTREAM_IMPLEMENTED: readonly UpstreamCapability[] = ['tool_cancel'];
+/** zot's capabilities this host implements. */
+const UPSTREAM_IMPLEMENTED: readonly UpstreamCapability[] = ['tool_cancel', 'call_tool'];
 
 /** zot's capabilities the host implements, among those declared (exact names, as zot matches them). */
 export function upstreamDeclared(declared: readonly string[] | undefined): UpstreamCapability[] {
   return declared === undefined ? [] : UPSTREAM_IMPLEMENTED.filter((c) => declared.includes(c));
 }
 
-/** The host's `hello_ack`; without a negotiated extension, the bytes stay zot's. */
-export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapability[]): HelloAckFrame {
+/**
+ * The host's `hello_ack`; without a negotiated extension, the bytes stay zot's. `capabilities` lists
+ * what was negotiated, then zot's `call_tool` when the extension declared it (zot lists it for every
+ * extension; we keep a snapshot-era extension's bytes).
+ */
+export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapability[], upstream: readonly UpstreamCapability[] = []): HelloAckFrame {
   const ack: HelloAckFrame = {
     type: 'hello_ack',
     protocol_version: PROTOCOL_VERSION,
@@ -59,7 +63,8 @@ export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapabi
     extension_dir: dir,
     data_dir: dir,
   };
-  if (negotiated.length > 0) ack.capabilities = negotiated;
+  if (upstream.includes('call_tool')) ack.capabilities = [...negotiated, 'call_tool'];
+  else if (negotiated.length > 0) ack.capabilities = negotiated;
   return ack;
 }
 

@@ -66,6 +66,9 @@ const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
   shutdown_ack: shape({}),
   open_panel: shape({ panel: 'panel' }, 'panel'),
   submit_slash: shape({ text: 'string' }, 'text'),
+  // Loose as zot reads them: the host answers a missing name or bad args (host/call-tool.ts).
+  call_tool: shape({ id: 'string', name: 'string', args: 'any', parent_id: 'string' }),
+  call_tool_cancel: shape({ id: 'string' }),
 };
 
 /** Capability "progress". */

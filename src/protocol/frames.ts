@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { MAX_PROGRESS_MESSAGE } from './limits.js';
-import { COMMAND_ACTIONS, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS, PROTOCOL_CAPABILITIES } from './names.js';
+import { COMMAND_ACTIONS, HELLO_ACK_CAPABILITIES, INTERCEPT_NAMES, KNOWN_EVENTS, PANEL_KEYS } from './names.js';
 
 // The name lists live in names.ts (no zod there: the main entry imports them); the frame unions
 // below list their members in the same order (test/protocol/names.test.ts, names.test-d.ts).
@@ -228,6 +228,24 @@ export type OpenPanelFrame = z.infer<typeof OpenPanelFrame>;
 export const SubmitSlashFrame = z.object({ type: z.literal('submit_slash'), text: z.string() });
 export type SubmitSlashFrame = z.infer<typeof SubmitSlashFrame>;
 
+/**
+ * zot's `call_tool`: run tool `name` (another extension's or the agent's own) with `args`, inside
+ * the host tool call `parent_id` of this extension when given; answered by the host's `tool_result`
+ * (CallToolResultFrame). Loose as zot reads it: an absent `name` or `args` that are not a JSON
+ * object are answered with an error text; an empty or absent `id` is not answered at all.
+ */
+export const CallToolFrame = z.object({
+  type: z.literal('call_tool'),
+  id: opt(z.string()),
+  name: opt(z.string()),
+  args: z.unknown().optional(),
+  parent_id: opt(z.string()),
+});
+export type CallToolFrame = z.infer<typeof CallToolFrame>;
+/** zot's: stop the `call_tool` request `id` of this extension; an unknown id changes nothing. */
+export const CallToolCancelFrame = z.object({ type: z.literal('call_tool_cancel'), id: opt(z.string()) });
+export type CallToolCancelFrame = z.infer<typeof CallToolCancelFrame>;
+
 export const ExtensionFrame = z.discriminatedUnion('type', [
   HelloFrame,
   RegisterCommandFrame,
@@ -245,6 +263,8 @@ export const ExtensionFrame = z.discriminatedUnion('type', [
   ShutdownAckFrame,
   OpenPanelFrame,
   SubmitSlashFrame,
+  CallToolFrame,
+  CallToolCancelFrame,
 ]);
 /** Any frame an extension may send to the host. */
 export type ExtensionFrame = z.infer<typeof ExtensionFrame>;
@@ -274,8 +294,8 @@ export const HelloAckFrame = z.object({
   cwd: z.string(),
   extension_dir: z.string(),
   data_dir: z.string(),
-  /** The negotiated protocol extensions; absent when none (docs/protocol.md). */
-  capabilities: z.array(z.enum(PROTOCOL_CAPABILITIES)).optional(),
+  /** The negotiated protocol extensions, and zot's `call_tool` for an extension that declared it; absent when none (docs/protocol.md). */
+  capabilities: z.array(z.enum(HELLO_ACK_CAPABILITIES)).optional(),
 });
 export type HelloAckFrame = z.infer<typeof HelloAckFrame>;
 
@@ -430,6 +450,7 @@ export const ToolCallIntercept = z.object({
   tool_id: z.string(),
   tool_name: z.string(),
   tool_args: JsonObject,
+  ...origin,
 });
 export const TurnStartIntercept = z.object({ ...interceptBase, event: z.literal('turn_start'), step: z.number() });
 export const AssistantMessageIntercept = z.object({
@@ -482,6 +503,22 @@ export type ShutdownFrame = z.infer<typeof ShutdownFrame>;
  */
 export const ToolCancelFrame = z.object({ type: z.literal('tool_cancel'), id: z.string() });
 export type ToolCancelFrame = z.infer<typeof ToolCancelFrame>;
+
+/**
+ * zot's answer to an extension's `call_tool` (same `type` as the extension's `tool_result`, another
+ * frame): the tool's result, bounded (docs/protocol.md "zot versions"). Not in HostFrame, like `cancel`.
+ */
+export const CallToolResultFrame = z.object({
+  type: z.literal('tool_result'),
+  id: z.string(),
+  name: z.string(),
+  content: z.array(ContentBlock),
+  /** Present only when true. */
+  is_error: z.boolean().optional(),
+  /** Present only when true: the host cut the result (blocks or text over its bound). */
+  truncated: z.boolean().optional(),
+});
+export type CallToolResultFrame = z.infer<typeof CallToolResultFrame>;
 
 export const HostFrame = z.union([
   HelloAckFrame,

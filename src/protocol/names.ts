@@ -22,6 +22,10 @@ export const EXTENSION_FRAME_TYPE_NAMES = [
   'open_panel',
   // zot's, after the spec snapshot (docs/protocol.md "zot versions"):
   'submit_slash',
+  // zot's `call_tool` (docs/protocol.md "zot versions"): any extension may send them; one that did
+  // not declare "call_tool" is answered with an error, as zot does.
+  'call_tool',
+  'call_tool_cancel',
 ] as const;
 export type ExtensionFrameTypeName = (typeof EXTENSION_FRAME_TYPE_NAMES)[number];
 
@@ -52,8 +56,14 @@ export type ProtocolCapability = (typeof PROTOCOL_CAPABILITIES)[number];
  */
 export const UPSTREAM_CAPABILITIES = ['tool_cancel', 'call_tool'] as const;
 export type UpstreamCapability = (typeof UPSTREAM_CAPABILITIES)[number];
-/** Host -> extension frames added by a capability (`cancel`; zot's `tool_cancel`). */
-export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel'] as const;
+/**
+ * Host -> extension frames added by a capability (`cancel`; zot's `tool_cancel`), or sent only as
+ * the answer to an extension's request (zot's `tool_result`, the answer to `call_tool`).
+ */
+export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel', 'tool_result'] as const;
+/** What `hello_ack.capabilities` may list: the negotiated extensions of ours, and zot's `call_tool`. */
+export const HELLO_ACK_CAPABILITIES = [...PROTOCOL_CAPABILITIES, 'call_tool'] as const;
+export type HelloAckCapability = (typeof HELLO_ACK_CAPABILITIES)[number];
 /** Extension -> host frames added by a capability (`progress`). */
 export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress'] as const;
 

@@ -33,6 +33,11 @@ export interface ExtensionOptions {
    * "commands", "tools", "events", "intercept", "panels"
    */
   capabilities?: readonly string[] | undefined;
+  /**
+   * Lets handlers run tools through the host with `ctx.callTool` (zot's `call_tool`): declares
+   * "call_tool" in `hello` (as listing it in `capabilities` does). @default false
+   */
+  callTools?: boolean | undefined;
 }
 
 export interface CommandOptions {
@@ -111,6 +116,7 @@ export class Extension {
   readonly name: string;
   readonly version: string | undefined;
   private readonly capabilities: readonly string[] | undefined;
+  private readonly callTools: boolean;
   private readonly defs = new Definitions();
   private session: Session | undefined;
   private hostInfo: HostInfo | undefined;
@@ -126,6 +132,7 @@ export class Extension {
     this.name = options.name;
     this.version = options.version;
     this.capabilities = options.capabilities;
+    this.callTools = options.callTools === true;
   }
 
   /** The host's `hello_ack` information; undefined until the handshake of a run. */
@@ -265,7 +272,7 @@ export class Extension {
       type: 'hello',
       name: this.name,
       ...(this.version === undefined ? {} : { version: this.version }),
-      capabilities: withProtocolExtensions(this.capabilities ?? this.defs.capabilities()),
+      capabilities: withProtocolExtensions(this.capabilities ?? this.defs.capabilities(), this.callTools),
     };
     const session = new Session({
       name: this.name,

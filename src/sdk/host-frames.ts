@@ -129,6 +129,19 @@ const AnyPanelKeyFrame = PanelKeyFrame.extend({
   text: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
 });
 
+/**
+ * zot's answer to the extension's `call_tool`: blocks are checked one by one when the call settles
+ * (call-tool.ts), so that one block this SDK does not know cannot leave the call waiting.
+ */
+const LenientCallToolResult = z.object({
+  type: z.literal('tool_result'),
+  id: z.string(),
+  name: text,
+  content: orZero(z.array(z.unknown()), []),
+  is_error: flag,
+  truncated: flag,
+});
+
 /** `cancel` (capability "cancel"): the host gave up on request `id`. */
 const CancelFrame = z.object({ type: z.literal('cancel'), id: z.string(), reason: z.string().optional() });
 
@@ -144,6 +157,7 @@ const SCHEMAS = {
   shutdown: ShutdownFrame,
   cancel: CancelFrame,
   tool_cancel: ToolCancelFrame,
+  tool_result: LenientCallToolResult,
 } as const satisfies Record<HostFrameTypeName | (typeof NEGOTIATED_HOST_FRAME_TYPE_NAMES)[number], z.ZodType>;
 
 type Schemas = typeof SCHEMAS;

@@ -34,6 +34,7 @@ export type {
   AskKeyHandler,
   ExtensionContext,
   RequestContext,
+  ToolContext,
   ProgressUpdate,
   HelloHandler,
   CommandHandler,
@@ -43,6 +44,7 @@ export type {
   PanelKeyHandler,
   PanelCloseHandler,
 } from './types.js';
+export type { CallToolOptions, CallToolResult } from './call-tool.js';
 export { ExtensionSdkError, SdkErrorCode } from './errors.js';
 export type { ZodSchema } from './schema.js';
 export type { StandardSchemaV1 } from './standard-schema.js';

@@ -19,20 +19,23 @@ export interface Negotiated {
   cancel: boolean;
   progress: boolean;
   trace: boolean;
+  /** zot's: the host takes `call_tool` (it lists it for every extension; ours only when declared). */
+  callTool: boolean;
 }
 
-export const NOTHING_NEGOTIATED: Negotiated = Object.freeze({ cancel: false, progress: false, trace: false });
+export const NOTHING_NEGOTIATED: Negotiated = Object.freeze({ cancel: false, progress: false, trace: false, callTool: false });
 
 /** Reads `hello_ack.capabilities` (the raw frame: the ack schema does not know the field). */
 export function negotiated(raw: JsonObject): Negotiated {
   const caps = raw.capabilities;
   if (!Array.isArray(caps) || caps.length === 0) return NOTHING_NEGOTIATED;
-  return { cancel: caps.includes('cancel'), progress: caps.includes('progress'), trace: caps.includes('trace') };
+  return { cancel: caps.includes('cancel'), progress: caps.includes('progress'), trace: caps.includes('trace'), callTool: caps.includes('call_tool') };
 }
 
-/** The hello capabilities: the given ones, then the protocol extensions not already there. */
-export function withProtocolExtensions(capabilities: readonly string[]): string[] {
+/** The hello capabilities: the given ones, zot's "call_tool" when asked for, then the protocol extensions not already there. */
+export function withProtocolExtensions(capabilities: readonly string[], callTool = false): string[] {
   const out = [...capabilities];
+  if (callTool && !out.includes('call_tool')) out.push('call_tool');
   // Declared in every `hello`, after the usual capabilities.
   for (const cap of PROTOCOL_CAPABILITIES) if (!out.includes(cap)) out.push(cap);
   return out;

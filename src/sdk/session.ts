@@ -25,7 +25,8 @@ import {
   type PendingRequest,
 } from './requests.js';
 import { KeyedSerialQueue } from './serial-queue.js';
-import type { AskKeyHandler, ExtensionContext, HostInfo, OpenPanelHandlers, OpenPanelSpec, PanelHandle, RequestContext } from './types.js';
+import { ToolCalls, type CallToolOptions } from './call-tool.js';
+import type { AskKeyHandler, ExtensionContext, HostInfo, OpenPanelHandlers, OpenPanelSpec, PanelHandle, RequestContext, ToolContext } from './types.js';
 import { FrameWriter } from './writer.js';
 
 type WriteFn = (chunk: string, callback: (err?: Error | null) => void) => boolean;
@@ -69,6 +70,10 @@ export class Session {
   private negotiated: Negotiated = NOTHING_NEGOTIATED;
   /** Declared "tool_cancel" in hello (zot's cancel, sent without negotiation): requests are tracked. */
   private readonly toolCancel: boolean;
+  /** Declared zot's "call_tool" in hello: ctx.callTool may be used once the host offers it. */
+  private readonly callToolDeclared: boolean;
+  /** ctx.callTool's requests in flight. */
+  private readonly toolCalls: ToolCalls;
   private readonly requests = new PendingRequests(this.abort.signal, () => this.negotiated.cancel || this.toolCancel);
   private readonly writer: FrameWriter;
   private readonly decoder: LineDecoder;
@@ -98,6 +103,11 @@ export class Session {
   constructor(private readonly options: SessionOptions) {
     this.pending = options.pending;
     this.toolCancel = options.hello.capabilities?.includes('tool_cancel') === true;
+    this.callToolDeclared = options.hello.capabilities?.includes('call_tool') === true;
+    this.toolCalls = new ToolCalls(
+      (frame) => this.sendOneWay(frame),
+      (message) => this.log(message),
+    );
     this.writer = new FrameWriter(options.output, options.write, (err) => {
       if (this.phase !== 'stopped') this.log(`output closed (${err.message}); stopping`);
       this.stop(0);
@@ -268,7 +278,7 @@ export class Session {
         void this.runCommand(frame.id, frame.name, frame.args, raw);
         return;
       case 'tool_call':
-        void this.runTool(frame.id, frame.name, frame.args, raw);
+        void this.runTool(frame, raw);
         return;
       case 'cancel':
         if (this.negotiated.cancel) this.requests.cancel(frame.id, frame.reason ?? 'aborted');
@@ -277,6 +287,10 @@ export class Session {
       case 'tool_cancel':
         // zot gives no reason (its context ended or its deadline passed); unknown or finished ids are ignored.
         this.requests.cancel(frame.id, 'aborted');
+        return;
+      case 'tool_result':
+        // zot's answer to one of ctx.callTool's requests.
+        this.toolCalls.settle(frame.id, frame.content, frame.is_error, frame.truncated);
         return;
       case 'event_intercept':
         void this.runInterceptor(frame, raw);
@@ -341,7 +355,8 @@ export class Session {
     }
   }
 
-  private async runTool(id: string, name: string, rawArgs: Record<string, unknown>, raw: JsonObject): Promise<void> {
+  private async runTool(frame: Extract<RuntimeFrame, { type: 'tool_call' }>, raw: JsonObject): Promise<void> {
+    const { id, name, args: rawArgs } = frame;
     const def: ToolDef | undefined = this.options.defs.tools.get(name);
     if (!def) {
       this.reply(toolErrorFrame(id, `unknown tool "${name}"`));
@@ -358,7 +373,11 @@ export class Session {
         }
         args = checked.args;
       }
-      const result = await def.handler(args as never, this.context(request, raw, true));
+      const ctx = this.context(request, raw, true, true) as ToolContext;
+      // zot's continuous mode (experimental): present only when the host sent them.
+      if (frame.operation_key !== undefined) ctx.operationKey = frame.operation_key;
+      if (frame.reconcile === true) ctx.reconcile = true;
+      const result = await def.handler(args as never, ctx);
       this.answer(request, toolResultFrame(id, result));
     } catch (err) {
       if (this.failedAfterCancel(request, `tool "${def.name}"`)) return;
@@ -412,9 +431,21 @@ export class Session {
     return true;
   }
 
-  private context(request: PendingRequest, raw: JsonObject, progress: boolean): RequestContext;
+  /** ctx.callTool: inside a tool handler, that tool call is the parent (zot's `parent_id`). */
+  private callTool(name: string, args: JsonObject, options: CallToolOptions | undefined, parentId: string | undefined, signal: AbortSignal) {
+    const unavailable = !this.callToolDeclared
+      ? 'the extension did not declare "call_tool" (defineExtension({ callTools: true }))'
+      : this.phase !== 'ready'
+        ? 'the extension is not running'
+        : !this.negotiated.callTool
+          ? 'the host does not offer call_tool (not in hello_ack.capabilities)'
+          : undefined;
+    return this.toolCalls.call(name, args, parentId, options, signal, unavailable);
+  }
+
+  private context(request: PendingRequest, raw: JsonObject, progress: boolean, tool?: boolean): RequestContext;
   private context(): ExtensionContext;
-  private context(request?: PendingRequest, raw?: JsonObject, progress?: boolean): ExtensionContext | RequestContext {
+  private context(request?: PendingRequest, raw?: JsonObject, progress?: boolean, tool?: boolean): ExtensionContext | RequestContext {
     const notify = (level: NotifyLevel, message: string) => this.sendOneWay({ type: 'notify', level, message });
     const clearNotes = () => this.sendOneWay({ type: 'clear_notes' });
     const submit = (text: string) => this.sendOneWay({ type: 'submit', text });
@@ -423,7 +454,9 @@ export class Session {
     const signal = request?.signal ?? this.abort.signal;
     const ask = <T>(spec: OpenPanelSpec, onKey: AskKeyHandler<T>) => this.ask(spec, onKey, signal);
     const host = this.host as HostInfo;
-    if (request === undefined) return { host, signal, notify, clearNotes, submit, panel, openPanel, ask };
+    const parentId = tool === true ? request?.id : undefined;
+    const callTool = (name: string, args: JsonObject, options?: CallToolOptions) => this.callTool(name, args, options, parentId, signal);
+    if (request === undefined) return { host, signal, notify, clearNotes, submit, panel, openPanel, ask, callTool };
     const trace = this.negotiated.trace ? traceContext(raw as JsonObject) : NO_TRACE;
     // One literal of a fixed shape (no spread over an overridden key: that is several times slower).
     return {
@@ -435,6 +468,7 @@ export class Session {
       panel,
       openPanel,
       ask,
+      callTool,
       requestId: request.id,
       progress: (update) => {
         const frame = progressFrame(request.id, update);
@@ -457,6 +491,7 @@ export class Session {
     // The 'error' listener stays: a late input error must not become an uncaught exception.
     this.abort.abort();
     this.requests.abortAll(this.abort.signal.reason);
+    this.toolCalls.stopAll();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       // Not unref'd: run() resolves after it, and an in-memory output holds no handle meanwhile.

@@ -3,6 +3,7 @@ import type { InterceptName, JsonObject, NotifyLevel, PanelKey } from '../protoc
 import type { EventPayload, InterceptDecisions, InterceptInputs } from './events.js';
 import type { CommandResponse, PanelView } from './responses.js';
 import type { ToolReturn } from './results.js';
+import type { CallToolOptions, CallToolResult } from './call-tool.js';
 
 /** What the host said about itself in `hello_ack`. */
 export interface HostInfo {
@@ -77,6 +78,16 @@ export interface ExtensionContext {
    * user, register it `interactive: true`.
    */
   ask<T>(panel: OpenPanelSpec, onKey: AskKeyHandler<T>): Promise<T | undefined>;
+  /**
+   * Runs a tool through the host (zot's `call_tool`): another extension's, or one of the agent's own
+   * the host offers. Inside a tool handler the call runs inside that tool call (its `parent_id`):
+   * it ends when that call ends. Needs `defineExtension({ callTools: true })` and a host that offers
+   * `call_tool` in hello_ack. Resolves the answer (a failing tool, or a call the host refuses, with
+   * `isError`); rejects with `ExtensionSdkError` `CALL_TOOL_UNAVAILABLE`, `INVALID_ARGUMENT`,
+   * `ABORTED` (`options.signal`, by default this context's `signal`), `TIMEOUT` (default 60 s) or
+   * `STOPPED`; on abort and timeout the host is told (`call_tool_cancel`).
+   */
+  callTool(name: string, args: JsonObject, options?: CallToolOptions): Promise<CallToolResult>;
 }
 
 /** One `ctx.progress()` update; every field is optional. */
@@ -123,8 +134,22 @@ export type HelloHandler = (host: HostInfo) => MaybePromise<void>;
 /** Returns the command's response; returning nothing means `noop()`, throwing answers with an error. */
 export type CommandHandler = (args: string, ctx: RequestContext) => MaybePromise<CommandResponse | undefined | void>;
 
+/** Context of a tool handler: a request context, with zot's continuous-mode fields of the call. */
+export interface ToolContext extends RequestContext {
+  /**
+   * zot's `tool_call.operation_key` (experimental "continuous" mode): a stable idempotency key of
+   * this intent across replays; pass it on to whatever performs the operation. @default undefined (not sent)
+   */
+  operationKey?: string | undefined;
+  /**
+   * zot's `tool_call.reconcile`: do NOT perform the operation; answer its state in
+   * `structuredContent`: `{ state: 'completed' | 'not_started' | 'unknown' }`. @default undefined (not sent)
+   */
+  reconcile?: true | undefined;
+}
+
 /** Returns the tool result; throwing answers with `is_error`. */
-export type ToolHandler<Args> = (args: Args, ctx: RequestContext) => MaybePromise<ToolReturn>;
+export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => MaybePromise<ToolReturn>;
 
 export type EventHandler<E extends string> = (event: EventPayload<E>, ctx: ExtensionContext) => MaybePromise<void>;
 

@@ -38,7 +38,7 @@ describe('permission scopes', { timeout: 30_000 }, () => {
     const { host } = await kit.start({ explicit: [guard, kitchen], permissions: { default: 'all', byExtension: { guard: { commands: true } } } });
     const decision = await host.intercepts.toolCall({ toolId: 't1', toolName: 'bash', args: { command: 'rm -rf /' } });
     expect(decision.block).toBe(false);
-    expect(host.extensions().find((e) => e.name === 'kitchen')!.permissions.granted).toEqual(['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes']);
+    expect(host.extensions().find((e) => e.name === 'kitchen')!.permissions.granted).toEqual(['commands', 'tools', 'events', 'intercept', 'submit', 'panels', 'notes', 'call_tool']);
     const partial = await kit.start({ explicit: [kitchen], permissions: { default: { events: ['turn_start'] } } });
     expect(partial.host.extensions()[0]!.subscriptions.events).toEqual(['turn_start']);
   });

@@ -82,12 +82,14 @@ describe('events to an extension that declared a capability', () => {
 });
 
 describe('hello_ack.capabilities', () => {
-  it("lists what the host grants of ours, never zot's call_tool (not run here) nor tool_cancel (zot acks neither); absent when nothing is granted", async () => {
+  it("lists what the host grants of ours, then zot's call_tool when declared; never tool_cancel (zot does not ack it); absent when nothing is granted", async () => {
     const zotOnly = wireExtension('zot-only', { capabilities: ['commands', 'tool_cancel', 'call_tool'] });
     const mixed = wireExtension('mixed', { capabilities: ['call_tool', 'cancel', 'trace'] });
-    await start([zotOnly, mixed]);
-    expect(zotOnly.lines[0]).not.toContain('capabilities');
-    expect(mixed.frames('hello_ack')[0]!.capabilities).toEqual(['cancel']);
+    const cancelOnly = wireExtension('cancel-only', { capabilities: ['tool_cancel'] });
+    await start([zotOnly, mixed, cancelOnly]);
+    expect(zotOnly.frames('hello_ack')[0]!.capabilities).toEqual(['call_tool']);
+    expect(mixed.frames('hello_ack')[0]!.capabilities).toEqual(['cancel', 'call_tool']);
+    expect(cancelOnly.lines[0]).not.toContain('capabilities');
   });
 });
 

@@ -10,8 +10,9 @@ import { codeBlocks, missingLines } from '../helpers/excerpts.js';
 import { ROOT } from '../helpers/fixtures.js';
 
 const DOCS = ['docs/writing-extensions-python.md', 'python/README.md'];
-// fixtures/sdk/gate-py runs in python/tests/test_interactive.py and test/host/interactive-tools.test.ts.
-const RUN_IN_CI = /^(?:python\/(?:zot_ext|tests)\/.+\.py|examples\/python-[^/]+\/.+\.(?:py|json)|fixtures\/sdk\/(?:kitchen|gate)-py\/.+\.py)$/;
+// fixtures/sdk/gate-py runs in python/tests/test_interactive.py and test/host/interactive-tools.test.ts,
+// fixtures/sdk/relay-py in test/host/call-tool-sdk.test.ts.
+const RUN_IN_CI = /^(?:python\/(?:zot_ext|tests)\/.+\.py|examples\/python-[^/]+\/.+\.(?:py|json)|fixtures\/sdk\/(?:kitchen|gate|relay)-py\/.+\.py)$/;
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 

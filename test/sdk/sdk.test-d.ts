@@ -13,6 +13,8 @@ import {
   type PanelKey,
   type PanelKeyName,
   type RequestContext,
+  type ToolContext,
+  type CallToolResult,
   type StandardSchemaToolOptions,
   type StandardSchemaV1,
 } from '../../src/sdk/index.js';
@@ -23,7 +25,10 @@ describe('SDK types', () => {
   it('types zod tool args from the schema (output side) and JSON Schema tool args as JsonObject', () => {
     ext.tool('zod', { schema: z.object({ city: z.string(), days: z.number().default(3) }) }, (args, ctx) => {
       expectTypeOf(args).toEqualTypeOf<{ city: string; days: number }>();
-      expectTypeOf(ctx).toEqualTypeOf<RequestContext>();
+      expectTypeOf(ctx).toEqualTypeOf<ToolContext>();
+      expectTypeOf(ctx).toMatchTypeOf<RequestContext>();
+      expectTypeOf(ctx.operationKey).toEqualTypeOf<string | undefined>();
+      expectTypeOf(ctx.callTool('other', {})).toEqualTypeOf<Promise<CallToolResult>>();
       return args.city;
     });
     ext.tool('json', { schema: { type: 'object', properties: {} } }, (args) => {
