@@ -147,11 +147,17 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     await page.locator('button[name=send-intercept]').click();
     const verdict = page.locator('[data-testid=verdict]').first();
     await verdict.locator('.badge.blocked', { hasText: 'blocked by inspect-py: inspect-py: refused "rm -rf"' }).waitFor();
-    expect(await verdict.locator('table.trace tbody tr.decision-block td').nth(1).textContent()).toBe('inspect-py');
-    // An allowed one, for contrast.
+    const step = verdict.locator('table.trace tbody tr.decision-block td');
+    expect(await step.nth(1).textContent()).toBe('inspect-py');
+    // The step's own answer, as the wire carried it.
+    expect(JSON.parse((await step.nth(5).textContent())!)).toMatchObject({ block: true, reason: 'inspect-py: refused "rm -rf"' });
+    // A rewrite: the step's new args, and the args after the chain.
     await page.fill('[name=intercept-args]', '{"command": "ls"}');
     await page.locator('button[name=send-intercept]').click();
-    await page.locator('[data-testid=verdict]').first().locator('.badge.allowed').waitFor();
+    const rewritten = page.locator('[data-testid=verdict]').first();
+    await rewritten.locator('.badge.allowed', { hasText: 'allowed, rewritten' }).waitFor();
+    expect(JSON.parse((await rewritten.locator('table.trace tbody tr.decision-rewrite td').nth(5).textContent())!)).toMatchObject({ modified_args: { command: 'ls -la' } });
+    expect(await rewritten.locator('pre').textContent()).toContain('"command": "ls -la"');
   });
 
   it('makes the screenshot of the docs', async () => {

@@ -112,6 +112,11 @@ export interface TraceStepJson {
   failure?: string | undefined;
   message?: string | undefined;
   revalidation?: boolean | undefined;
+  /**
+   * What the extension answered in this step (its `event_intercept_response` without `type` and
+   * `id`: `block`, `reason`, `modified_args`, `replace_text`, `system_prompt`), as the wire saw it.
+   */
+  answer?: Record<string, unknown> | undefined;
 }
 
 export interface InterceptResultJson {

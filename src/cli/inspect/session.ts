@@ -45,6 +45,8 @@ export class InspectorSession {
   private timer: NodeJS.Timeout | undefined;
   private dirty = { extensions: false, tools: false, commands: false };
   private closed = false;
+  /** While a page's intercept request runs: the extensions' answers, to show each step's rewrite. */
+  private watch: { asked: Set<string>; answers: Map<string, Record<string, unknown>[]> } | undefined;
 
   /** The host's callbacks: everything an agent would do, shown on the page. */
   readonly callbacks: HostCallbacks = {
@@ -72,6 +74,7 @@ export class InspectorSession {
     const line = bytes > MAX_LINE_CHARS ? `${f.line.slice(0, MAX_LINE_CHARS)}… (${bytes} characters, cut)` : f.line;
     const row: FrameRow = [++this.frameSeq, f.at, f.extension, f.direction, line, bytes];
     this.frames.push(row);
+    if (this.watch !== undefined) this.watchFrame(f);
     if (this.frames.length > FRAME_HISTORY * 1.2) this.frames.splice(0, this.frames.length - FRAME_HISTORY);
     for (const state of this.clients.values()) {
       state.frames.push(row);
@@ -83,6 +86,26 @@ export class InspectorSession {
     }
     this.schedule();
   };
+
+  /** Pairs `event_intercept` frames with their answers while an intercept request runs. */
+  private watchFrame(f: FrameTapEntry): void {
+    if (!f.line.includes('"event_intercept')) return;
+    let frame: Record<string, unknown>;
+    try {
+      frame = JSON.parse(f.line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const key = `${f.extension}\u0000${String(frame.id)}`;
+    const watch = this.watch!;
+    if (f.direction === 'out' && frame.type === 'event_intercept') watch.asked.add(key);
+    else if (f.direction === 'in' && frame.type === 'event_intercept_response' && watch.asked.delete(key)) {
+      const { type: _type, id: _id, ...answer } = frame;
+      const list = watch.answers.get(f.extension) ?? [];
+      list.push(answer);
+      watch.answers.set(f.extension, list);
+    }
+  }
 
   attach(host: ExtensionHost): void {
     this.host = host;
@@ -269,6 +292,17 @@ export class InspectorSession {
   }
 
   private async intercept(host: ExtensionHost, event: string, input: Record<string, unknown>): Promise<InterceptResultJson> {
+    // One watch at a time: a second request running at once gets no answers in its steps.
+    const watch = this.watch === undefined ? { asked: new Set<string>(), answers: new Map<string, Record<string, unknown>[]>() } : undefined;
+    if (watch !== undefined) this.watch = watch;
+    try {
+      return await this.interceptWatched(host, event, input, watch?.answers);
+    } finally {
+      if (watch !== undefined) this.watch = undefined;
+    }
+  }
+
+  private async interceptWatched(host: ExtensionHost, event: string, input: Record<string, unknown>, answers: Map<string, Record<string, unknown>[]> | undefined): Promise<InterceptResultJson> {
     const started = Date.now();
     const done = (r: { block: boolean; blockedBy?: string | undefined; reason?: string | undefined; modified?: boolean; args?: Record<string, unknown>; text?: string; trace: TraceStep[] }): InterceptResultJson => ({
       block: r.block,
@@ -277,7 +311,7 @@ export class InspectorSession {
       modified: r.modified === true,
       args: r.args,
       text: r.text,
-      trace: r.trace.map((s) => ({ interceptor: s.interceptor, decision: s.decision, ms: s.ms, failure: s.failure, message: s.message, revalidation: s.revalidation })),
+      trace: r.trace.map((s) => ({ interceptor: s.interceptor, decision: s.decision, ms: s.ms, failure: s.failure, message: s.message, revalidation: s.revalidation, answer: answers?.get(s.interceptor)?.shift() })),
       ms: Date.now() - started,
     });
     switch (event) {

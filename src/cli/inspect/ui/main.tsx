@@ -534,10 +534,10 @@ function Intercept() {
             <>
               <table class="trace">
                 <thead>
-                  <tr><th>#</th><th>interceptor</th><th>decision</th><th>ms</th><th>message</th></tr>
+                  <tr><th>#</th><th>interceptor</th><th>decision</th><th>ms</th><th>message</th><th>its answer</th></tr>
                 </thead>
                 <tbody>
-                  {r.result.trace.length === 0 ? <tr><td colSpan={5} class="muted">no interceptor was asked</td></tr> : null}
+                  {r.result.trace.length === 0 ? <tr><td colSpan={6} class="muted">no interceptor was asked</td></tr> : null}
                   {r.result.trace.map((s, j) => (
                     <tr key={j} class={`decision-${s.decision}`}>
                       <td>{j + 1}</td>
@@ -545,6 +545,7 @@ function Intercept() {
                       <td>{s.decision}{s.failure !== undefined ? ` (${s.failure})` : ''}</td>
                       <td>{Math.round(s.ms * 10) / 10}</td>
                       <td>{s.message ?? ''}</td>
+                      <td><code class="answer">{s.answer === undefined ? '' : JSON.stringify(s.answer)}</code></td>
                     </tr>
                   ))}
                 </tbody>
