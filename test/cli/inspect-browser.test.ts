@@ -4,7 +4,7 @@
 // one page, as an author would use it. Writes docs/images/inspector.png (the docs show it).
 // Without /usr/bin/chromium the file is skipped with a warning, unless ZOT_EXT_REQUIRE_BROWSER=1
 // (CI), where it fails.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -101,6 +101,16 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     expect(await page.locator('.call[data-tool=book_trip] [data-testid=call-status]').textContent()).toBe('ok');
   });
 
+  it('calls a Python tool with raw JSON arguments', async () => {
+    await page.locator('.tool-item[data-tool=shout]').click();
+    await page.locator('.mode button', { hasText: 'Raw JSON' }).click();
+    await page.fill('[name=raw-args]', '{"text": "hello from json"}');
+    await page.locator('button[name=call]').click();
+    await page.locator('.call[data-tool=shout] [data-testid=result]', { hasText: 'HELLO FROM JSON' }).waitFor();
+    await page.locator('.mode button', { hasText: 'Form' }).click();
+    expect(await page.inputValue('[name="args.text"]')).toBe('hello from json');
+  });
+
   it('shows a call\'s progress and cancels it', async () => {
     await page.locator('.tool-item[data-tool=count_slowly]').click();
     await page.fill('[name="args.to"]', '10');
@@ -123,6 +133,12 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     await answer.click();
     await page.locator('.frame-detail .detail-head', { hasText: 'tool_result from inspect-ts' }).waitFor();
     expect(await page.locator('.frame-detail pre').textContent()).toContain('"type": "image"');
+    // Export: the shown frames as NDJSON.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button', { hasText: 'Export NDJSON' }).click()]);
+    const exported = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { extension: string; direction: string; type: string; frame: { name?: string } });
+    expect(exported.length).toBeGreaterThanOrEqual(2);
+    expect(exported.every((f) => f.extension === 'inspect-ts' && f.type === 'tool_call' && f.direction === 'out')).toBe(true);
+    expect(exported.map((f) => f.frame.name)).toContain('book_trip');
     await page.selectOption('[name=wire-type]', '');
     await page.selectOption('[name=wire-extension]', '');
   });
