@@ -232,6 +232,20 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     await page.selectOption('[name=wire-extension]', '');
   }, 25_000);
 
+  it('reloads every extension', async () => {
+    const before = Number(await ext('inspect-py').locator('[data-testid=pid]').textContent());
+    await page.locator('.extensions button', { hasText: /^Reload all$/ }).click();
+    // The old process goes away (its pid leaves the card), then every extension is ready again.
+    await ext('inspect-py').locator('[data-testid=pid]').filter({ hasNotText: String(before) }).waitFor({ timeout: 15_000 });
+    await page.locator('.extensions button:not([disabled])', { hasText: /^Reload all$/ }).waitFor({ timeout: 15_000 });
+    for (const name of ['inspect-ts', 'inspect-py', 'inspect-sh', 'note-flood']) await ext(name).locator('[data-testid=state]', { hasText: 'ready' }).waitFor();
+    const after = Number(await ext('inspect-py').locator('[data-testid=pid]').textContent());
+    expect(after).toBeGreaterThan(0);
+    expect(after).not.toBe(before);
+    // The tools are back.
+    await tab(/^Tools/);
+    await page.locator('.tool-item[data-tool=book_trip]').waitFor();
+  }, 20_000);
 });
 
 /** Resolves once nothing listens on the URL's port any more. */
