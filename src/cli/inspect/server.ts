@@ -153,6 +153,11 @@ export class InspectorServer {
         if (ws.readyState === ws.OPEN) ws.send(batch);
       },
       buffered: () => ws.bufferedAmount,
+      drop: (reason) => {
+        ws.close(1013, reason);
+        // The close frame waits behind what the page is not reading: end the connection soon anyway.
+        setTimeout(() => ws.terminate(), 1000).unref();
+      },
     };
     session.connect(client);
     ws.on('message', (data, isBinary) => {

@@ -23,6 +23,8 @@ export interface Client {
   send(batch: string): void;
   /** Bytes queued in the socket: over a bound, frames wait (and are dropped beyond FRAME_HISTORY). */
   buffered(): number;
+  /** Drops the page (it could not keep up); it shows the reason and can be reloaded. */
+  drop(reason: string): void;
 }
 
 interface ClientState {
@@ -32,6 +34,9 @@ interface ClientState {
 }
 
 const MAX_BUFFERED = 4 * 1024 * 1024;
+/** A page that has this much unsent, or this many pushes waiting, is dropped: memory stays bounded. */
+const MAX_UNSENT = 64 * 1024 * 1024;
+const MAX_PENDING = 20_000;
 
 export class InspectorSession {
   private host: ExtensionHost | undefined;
@@ -179,8 +184,16 @@ export class InspectorSession {
   }
 
   private broadcast(push: Push): void {
-    for (const state of this.clients.values()) state.pending.push(push);
+    for (const [client, state] of this.clients) {
+      state.pending.push(push);
+      if (state.pending.length > MAX_PENDING) this.drop(client);
+    }
     this.schedule();
+  }
+
+  private drop(client: Client): void {
+    this.clients.delete(client);
+    client.drop('the page could not keep up with the extensions; reload it');
   }
 
   private schedule(): void {
@@ -200,6 +213,10 @@ export class InspectorSession {
     this.dirty = { extensions: false, tools: false, commands: false };
     let waiting = false;
     for (const [client, state] of this.clients) {
+      if (client.buffered() > MAX_UNSENT) {
+        this.drop(client);
+        continue;
+      }
       const batch = [...shared, ...state.pending];
       state.pending = [];
       // A slow page: its frames wait (bounded, counted when dropped) until its socket drains.
