@@ -30,6 +30,8 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
   let page: Page;
   let url: string;
   let tmp: { dir: string; cleanup: () => void };
+  /** Errors of the page: script errors, console errors (a CSP violation, a failed request). */
+  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     tmp = tempDir('zot-ext-inspect-');
@@ -46,6 +48,10 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     browser = await launched;
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     page.setDefaultTimeout(WAIT);
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
     await page.goto(url);
     await page.locator('[data-testid=connection]', { hasText: 'connected' }).waitFor();
   }, 30_000);
@@ -246,6 +252,10 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     await tab(/^Tools/);
     await page.locator('.tool-item[data-tool=book_trip]').waitFor();
   }, 20_000);
+
+  it('had no script error, CSP violation or failed request on the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
 });
 
 /** Resolves once nothing listens on the URL's port any more. */
