@@ -212,6 +212,9 @@ describe.skipIf(!HAVE_BROWSER)('zot-ext inspect in chromium', () => {
     await page.locator('form.command[data-command=crash] button[name=run]').click();
     await ext('inspect-sh').locator('[data-testid=state]', { hasText: /exited|failed/ }).waitFor();
     await page.locator('[data-testid=problem]', { hasText: 'inspect-sh' }).first().waitFor();
+    // Its stderr, in the log tail.
+    await ext('inspect-sh').locator('button', { hasText: /^Log$/ }).click();
+    await ext('inspect-sh').locator('pre.log', { hasText: 'inspect-sh: crashing on purpose' }).waitFor();
     await ext('inspect-sh').locator('button[name=restart]').click();
     await ext('inspect-sh').locator('[data-testid=state]', { hasText: 'ready' }).waitFor();
     const after = Number(await ext('inspect-sh').locator('[data-testid=pid]').textContent());
