@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 export default defineConfig([
@@ -27,5 +28,28 @@ export default defineConfig([
     sourcemap: true,
     noExternal: ['p-timeout', 'eventemitter3'],
     banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    // The page of `zot-ext inspect` (browser code, Preact bundled in): dist/inspector/index.html,
+    // inspector.js and inspector.css, served by the CLI from the package. No CDN.
+    entry: { inspector: 'src/cli/inspect/ui/main.tsx' },
+    outDir: 'dist/inspector',
+    format: ['iife'],
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    sourcemap: false,
+    dts: false,
+    clean: false,
+    noExternal: [/.*/],
+    outExtension: () => ({ js: '.js' }),
+    esbuildOptions(options) {
+      options.jsx = 'automatic';
+      options.jsxImportSource = 'preact';
+      options.legalComments = 'none';
+    },
+    onSuccess: async () => {
+      copyFileSync('src/cli/inspect/ui/index.html', 'dist/inspector/index.html');
+    },
   },
 ]);

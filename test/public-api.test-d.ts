@@ -125,6 +125,8 @@ describe('public types', () => {
     host.on('panel:close', (panel) => expectTypeOf(panel).toEqualTypeOf<Arg<'closePanel'>>());
     host.on('tools:changed', (tools) => expectTypeOf(tools).toEqualTypeOf<Arg<'toolsChanged'>>());
     host.on('warning', (warning) => expectTypeOf(warning).toEqualTypeOf<Arg<'warning'>>());
+    // The frame tap as an event (issue 34): the option's entry.
+    host.on('frame', (frame) => expectTypeOf(frame).toEqualTypeOf<Parameters<NonNullable<ExtensionHostOptions['frameTap']>>[0]>());
     expectTypeOf<HostEvents['panel:close']>().toEqualTypeOf<[panel: Arg<'closePanel'>]>();
     // @ts-expect-error not an event
     host.on('panel:opened', () => undefined);

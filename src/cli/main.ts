@@ -1,6 +1,7 @@
 import { VERSION } from '../version.js';
 import { GLOBAL_OPTIONS, findCommand, parse } from './args.js';
 import { doctor } from './commands/doctor.js';
+import { inspect } from './commands/inspect.js';
 import { install } from './commands/install.js';
 import { list } from './commands/list.js';
 import { logs } from './commands/logs.js';
@@ -15,7 +16,7 @@ import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 
-const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, serve, create];
+const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, inspect, serve, create];
 
 /**
  * The `zot-ext` command line. Returns the exit code: 0 ok, 1 an extension or the command failed,

@@ -22,7 +22,7 @@ import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
 import { decideTrust, gatedByTrust, recheckTrust, type TrustOutcome } from './trust.js';
-import type { FailedReport, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
+import type { FailedReport, FrameTapEntry, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
  * Discovers, creates every extension in load order and starts them in parallel; resolves when each
@@ -164,17 +164,26 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   return ext;
 }
 
-/** The embedder's `frameTap` for one extension: redacted lines without their LF; a throw is CALLBACK_THREW. */
-function frameTapFor(ctx: HostContext, name: string): ((direction: 'in' | 'out', line: string) => void) | undefined {
+/**
+ * The embedder's `frameTap` and `host.on('frame')` for one extension: redacted lines without their
+ * LF; a throwing tap is CALLBACK_THREW, a throwing listener LISTENER_THREW. Without the option and
+ * without a listener, each line costs one listener check.
+ */
+function frameTapFor(ctx: HostContext, name: string): (direction: 'in' | 'out', line: string) => void {
   const tap = ctx.options.frameTap;
-  if (tap === undefined) return undefined;
   return (direction, line) => {
+    const listening = ctx.out.listens('frame');
+    if (tap === undefined && !listening) return;
     const text = line.endsWith('\n') ? line.slice(0, -1) : line;
-    try {
-      tap({ extension: name, direction, line: ctx.diagnostics.redact(name, text), at: Date.now() });
-    } catch (err) {
-      ctx.diagnostics.diagnose({ code: 'CALLBACK_THREW', message: `frameTap threw: ${err instanceof Error ? err.message : String(err)}`, extension: name, severity: 'error' });
+    const entry: FrameTapEntry = { extension: name, direction, line: ctx.diagnostics.redact(name, text), at: Date.now() };
+    if (tap !== undefined) {
+      try {
+        tap(entry);
+      } catch (err) {
+        ctx.diagnostics.diagnose({ code: 'CALLBACK_THREW', message: `frameTap threw: ${err instanceof Error ? err.message : String(err)}`, extension: name, severity: 'error' });
+      }
     }
+    if (listening) ctx.out.emit('frame', tap === undefined ? entry : { ...entry });
   };
 }
 

@@ -64,6 +64,11 @@ export class Embedder {
     private readonly diagnostics: HostDiagnostics,
   ) {}
 
+  /** True when the host has a listener for `name` (the `frame` event costs nothing without one). */
+  listens(name: keyof HostEvents): boolean {
+    return this.host.listenerCount(name) > 0;
+  }
+
   /** Emits a host event on the host; a throwing listener is a LISTENER_THREW diagnostic. */
   emit<K extends keyof HostEvents>(name: K, ...args: HostEvents[K]): boolean {
     return this.emitRaw(name, args);

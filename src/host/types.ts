@@ -288,7 +288,7 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
    * Sees every line between the host and each extension (`zot-ext run --trace`): `in` as read from
    * the extension (also lines that are not frames), `out` as queued for it; redacted like the log,
    * without the LF. Called synchronously on the host's read and write paths: keep it cheap. A throw
-   * is a `CALLBACK_THREW` diagnostic. @default undefined
+   * is a `CALLBACK_THREW` diagnostic. `host.on('frame', listener)` gets the same lines. @default undefined
    */
   frameTap?: ((frame: FrameTapEntry) => void) | undefined;
 }
@@ -520,6 +520,13 @@ export interface HostEvents {
   'tool:progress': [progress: ToolProgress];
   /** An extension's `call_tool` (zot's) was answered; the agent may record it, or emit zot's lifecycle events for it. */
   'tool:called': [call: ExtensionToolCall];
+  /**
+   * Every line between the host and each extension, as `frameTap` sees it (redacted like the log,
+   * without the LF): the same tap as a listener, added and removed at any time. Emitted
+   * synchronously on the host's read and write paths: keep the listener cheap. Without a listener
+   * it costs nothing but a check per line.
+   */
+  frame: [frame: FrameTapEntry];
 }
 
 // ---------------------------------------------------------------------------------------------

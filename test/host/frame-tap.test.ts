@@ -1,6 +1,7 @@
 // ExtensionHostOptions.frameTap: every line both ways, as `zot-ext run --trace` prints them; a tap
-// that throws is a CALLBACK_THREW diagnostic and the call it saw still completes.
-import { describe, expect, it } from 'vitest';
+// that throws is a CALLBACK_THREW diagnostic and the call it saw still completes. host.on('frame')
+// gets the same lines, from the moment it listens, redacted.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrameTapEntry } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
 import { hostKit } from '../helpers/host.js';
@@ -40,5 +41,48 @@ describe('frameTap', { timeout: 15_000 }, () => {
 
   it('is an option the constructor checks', () => {
     expect(() => kit.create({ frameTap: 'yes' as never })).toThrow(/frameTap/);
+  });
+});
+
+describe("host.on('frame')", { timeout: 15_000 }, () => {
+  const SECRET = 'zt-frame-secret-0123456789';
+  const saved = process.env.ZOT_TEST_TOKEN;
+  beforeAll(() => {
+    process.env.ZOT_TEST_TOKEN = SECRET;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.ZOT_TEST_TOKEN;
+    else process.env.ZOT_TEST_TOKEN = saved;
+  });
+
+  it('sees the lines both ways while it listens (a listener added after start too), and none after off()', async () => {
+    const { host } = kit.create({ explicit: [fixture('extensions/weather')] });
+    await host.start();
+    const seen: FrameTapEntry[] = [];
+    const listener = (f: FrameTapEntry) => seen.push(f);
+    host.on('frame', listener);
+    await host.callTool('weather', { city: 'Oslo' });
+    expect(seen.map((f) => `${f.direction} ${(JSON.parse(f.line) as { type: string }).type}`)).toEqual(['out tool_call', 'in tool_result']);
+    expect(seen[0]).toMatchObject({ extension: 'weather', direction: 'out' });
+    host.off('frame', listener);
+    await host.callTool('weather', { city: 'Oslo' });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('gets the lines redacted, as frameTap does; a throwing listener is LISTENER_THREW and the call completes', async () => {
+    const tapped: FrameTapEntry[] = [];
+    const { host } = kit.create({ explicit: [fixture('faults/env-dump')], env: 'minimal', envAllow: ['ZOT_TEST_*'], frameTap: (f) => tapped.push(f) });
+    await host.start();
+    const heard: FrameTapEntry[] = [];
+    host.on('frame', (f) => heard.push(f));
+    host.on('frame', () => {
+      throw new Error('listener broke');
+    });
+    await host.runCommand('/leak');
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard).toEqual(tapped.slice(-heard.length));
+    expect(JSON.stringify(heard)).not.toContain(SECRET);
+    expect(heard.some((f) => f.line.includes('***'))).toBe(true);
+    expect(host.diagnostics().some((d) => d.code === 'LISTENER_THREW' && d.message.includes('listener broke'))).toBe(true);
   });
 });

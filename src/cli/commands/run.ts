@@ -101,8 +101,8 @@ function callTimeout(value: OptionValues[string]): number | undefined {
   return Number(value);
 }
 
-/** Prints what loaded and what did not; true when an extension failed to load (or a path was bad). */
-function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartReport): boolean {
+/** Prints what loaded and what did not; true when an extension failed to load (or a path was bad). `command` names the CLI command in the hint. */
+export function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartReport, command = 'run'): boolean {
   const { err } = ctx;
   for (const info of host.extensions()) {
     if (info.state !== 'ready') continue;
@@ -141,7 +141,7 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
   for (const d of report.diagnostics) {
     if (d.severity === 'warning' && (isDiscoveryDiagnostic(d) || d.extension === undefined || !ready.has(d.extension))) err.line(`${err.style('yellow', 'warning')}: ${oneLine(d.message)}`);
   }
-  if (host.extensions().length === 0) err.line('no extensions loaded; give extension directories: zot-ext run ./my-extension');
+  if (host.extensions().length === 0) err.line(`no extensions loaded; give extension directories: zot-ext ${command} ./my-extension`);
   return report.failed.length > untrusted.length || report.starting.length > 0 || errors.length > 0;
 }
 

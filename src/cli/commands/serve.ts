@@ -136,7 +136,7 @@ async function sandboxFor(ctx: CommandContext, ext: Served, log: (line: string) 
   return undefined;
 }
 
-function tokenFrom(ctx: CommandContext, name: string): string {
+export function tokenFrom(ctx: CommandContext, name: string): string {
   const value = ctx.io.env[name];
   if (value === undefined || value === '') {
     throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);
@@ -145,7 +145,7 @@ function tokenFrom(ctx: CommandContext, name: string): string {
 }
 
 /** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   const h = host.toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
