@@ -28,7 +28,7 @@ export function plainManifest(value: unknown): Manifest | undefined {
   const m = value as Json;
   if (Object.prototype.hasOwnProperty.call(m, '__proto__')) return undefined;
   // A remote extension's fields (rare) are the schema's to check.
-  if (m.url !== undefined || m.headers !== undefined) return undefined;
+  if (m.url !== undefined || m.headers !== undefined || m.mcp !== undefined) return undefined;
   const { name, exec, args, skills, env, permissions, enabled } = m;
   if (typeof name !== 'string' || nameProblem(name) !== undefined) return undefined;
   for (const key of STRINGS) if (m[key] !== undefined && typeof m[key] !== 'string') return undefined;

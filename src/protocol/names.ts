@@ -42,7 +42,7 @@ export type HostFrameTypeName = (typeof HOST_FRAME_TYPE_NAMES)[number];
  * Extensions to the zot protocol (docs/protocol.md), each sent only to or accepted only from an
  * extension that declared it in `hello.capabilities`: the capability names, and the frames they add.
  */
-export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace'] as const;
+export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace', 'unregister'] as const;
 export type ProtocolCapability = (typeof PROTOCOL_CAPABILITIES)[number];
 /**
  * Capabilities zot itself reads from `hello.capabilities` (upstream, after the spec snapshot;
@@ -54,8 +54,8 @@ export const UPSTREAM_CAPABILITIES = ['tool_cancel', 'call_tool'] as const;
 export type UpstreamCapability = (typeof UPSTREAM_CAPABILITIES)[number];
 /** Host -> extension frames added by a capability (`cancel`; zot's `tool_cancel`). */
 export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel'] as const;
-/** Extension -> host frames added by a capability (`progress`). */
-export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress'] as const;
+/** Extension -> host frames added by a capability (`progress`; `unregister_tool` of `unregister`). */
+export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress', 'unregister_tool'] as const;
 
 /** Lifecycle events an extension may observe. */
 export const EVENT_NAMES = [

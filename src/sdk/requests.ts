@@ -34,7 +34,8 @@ export function negotiated(raw: JsonObject): Negotiated {
 export function withProtocolExtensions(capabilities: readonly string[]): string[] {
   const out = [...capabilities];
   // Declared in every `hello`, after the usual capabilities.
-  for (const cap of PROTOCOL_CAPABILITIES) if (!out.includes(cap)) out.push(cap);
+  // Not `unregister`: the SDK has no way to withdraw a tool (yet).
+  for (const cap of PROTOCOL_CAPABILITIES) if (cap !== 'unregister' && !out.includes(cap)) out.push(cap);
   return out;
 }
 

@@ -1,0 +1,182 @@
+// MCP servers as extensions (docs/mcp.md), against real MCP software: the reference server
+// `@modelcontextprotocol/server-everything` and a server built with the MCP SDK's server, each
+// loaded through the MCP adapter (src/transport/mcp.ts) and used through the host like any extension.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ExtensionHost } from '../../src/host/host.js';
+import type { ExtensionHostOptions, HostDiagnostic, ToolProgress } from '../../src/host/types.js';
+import { fixture, tempDir } from '../helpers/fixtures.js';
+import { textOf } from '../helpers/host.js';
+import { leakedProcesses, MARKER_VAR } from '../helpers/processes.js';
+import { nextEvent } from '../helpers/wait.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+const MARKER = `mcp-client-${process.pid}`;
+const env = { ...process.env, [MARKER_VAR]: MARKER };
+
+const hosts: ExtensionHost[] = [];
+const logs = tempDir('zot-mcp-logs-');
+
+async function start(options: ExtensionHostOptions): Promise<{ host: ExtensionHost; warnings: HostDiagnostic[] }> {
+  const warnings: HostDiagnostic[] = [];
+  const host = new ExtensionHost({ cwd: logs.dir, discover: false, logDir: logs.dir, env, ...options, callbacks: { warning: (d) => warnings.push(d), ...options.callbacks } });
+  hosts.push(host);
+  await host.start();
+  return { host, warnings };
+}
+
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.stop()));
+});
+
+afterAll(async () => {
+  expect(await leakedProcesses(MARKER)).toEqual([]);
+  logs.cleanup();
+});
+
+describe('server-everything as an extension', { timeout: 20_000 }, () => {
+  let host: ExtensionHost;
+  beforeAll(async () => {
+    ({ host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], prefix: 'ev_' } }, timeouts: { hello: 8000 } }));
+    // Stopped by afterAll below, not after each test.
+    hosts.splice(hosts.indexOf(host), 1);
+  });
+  afterAll(async () => {
+    await host.stop();
+  });
+
+  it('lists its tools with their schemas and annotations, prefixed, and it appears in extensions()', () => {
+    const info = host.extensions().find((e) => e.name === 'everything');
+    expect(info).toMatchObject({ state: 'ready', source: 'explicit' });
+    expect(info?.pid).toBeTypeOf('number');
+    const echo = host.tools().find((t) => t.name === 'ev_echo');
+    expect(echo).toMatchObject({
+      extension: 'everything',
+      description: 'Echoes back the input string',
+      schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+      annotations: { readOnlyHint: true, title: 'Echo Tool' },
+    });
+    expect(host.tools().find((t) => t.name === 'ev_get-structured-content')?.outputSchema).toMatchObject({ type: 'object' });
+  });
+
+  it('answers a call with text, and structured content', async () => {
+    const echo = await host.callTool('ev_echo', { message: 'hi' });
+    expect(echo).toMatchObject({ isError: false, extension: 'everything' });
+    expect(textOf(echo)).toBe('Echo: hi');
+    const structured = await host.callTool('ev_get-structured-content', { location: 'Chicago' });
+    expect(structured.structuredContent).toMatchObject({ temperature: expect.any(Number) });
+  });
+
+  it('an image result is an image block', async () => {
+    const image = await host.callTool('ev_get-tiny-image', {});
+    expect(image.content.find((c) => c.type === 'image')).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.any(String) });
+  });
+
+  it('reports MCP progress as the call progress', async () => {
+    const progress: ToolProgress[] = [];
+    const result = await host.callTool('ev_trigger-long-running-operation', { duration: 0.2, steps: 2 }, { onProgress: (p) => progress.push(p as ToolProgress) });
+    expect(textOf(result)).toContain('Long running operation completed');
+    expect(progress.map((p) => [p.progress, p.total])).toContainEqual([1, 2]);
+  });
+
+  it('cancels a call: the AbortSignal settles it at once and the server is told', async () => {
+    const controller = new AbortController();
+    const call = host.callTool('ev_trigger-long-running-operation', { duration: 30, steps: 30 }, { signal: controller.signal, onProgress: () => controller.abort() });
+    const result = await call;
+    expect(result.failure?.code).toBe('ABORTED');
+    // The server goes on answering calls (the cancelled one did not wedge the session).
+    expect(textOf(await host.callTool('ev_echo', { message: 'after' }))).toBe('Echo: after');
+  });
+
+  it('a call the server rejects is an error result', async () => {
+    const result = await host.callTool('ev_get-sum', { a: 'not a number' });
+    expect(result.isError).toBe(true);
+    expect(result.failure).toBeUndefined();
+    expect(textOf(result)).toMatch(/invalid|expected/i);
+  });
+
+  it('the intercept chain sees and blocks its calls by their host names', async () => {
+    host.intercepts.add({ name: 'guard', toolCall: ({ toolName, args }) => (toolName === 'ev_echo' && args.message === 'secret' ? { block: true, reason: 'no secrets' } : {}) });
+    const blocked = await host.intercepts.toolCall({ toolId: 't1', toolName: 'ev_echo', args: { message: 'secret' } });
+    expect(blocked).toMatchObject({ block: true, blockedBy: 'guard', reason: 'no secrets' });
+    const allowed = await host.intercepts.toolCall({ toolId: 't2', toolName: 'ev_echo', args: { message: 'fine' } });
+    expect(allowed.block).toBe(false);
+  });
+
+  it('its prompts are slash commands: /everything:<prompt> args', async () => {
+    expect(host.commands().map((c) => c.name)).toContain('everything:args-prompt');
+    const outcome = await host.runCommand('/everything:args-prompt Berlin');
+    expect(outcome).toMatchObject({ handled: true, action: 'prompt' });
+    expect(outcome.handled && outcome.text).toContain('Berlin');
+  });
+});
+
+describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
+  it('tools/list_changed updates tools() and fires toolsChanged (added, then removed)', async () => {
+    const { host } = await start({ mcpServers: { changing: { command: process.execPath, args: [fixture('mcp/changing-server.mjs')] } } });
+    expect(host.tools().map((t) => t.name)).toEqual(['add_tool', 'remove_tool']);
+    const added = nextEvent(host, 'tools:changed', (tools) => tools.some((t) => t.name === 'extra'));
+    await host.callTool('add_tool', {});
+    await added;
+    expect(textOf(await host.callTool('extra', { n: 2 }))).toBe('extra 2');
+    const removed = nextEvent(host, 'tools:changed', (tools) => !tools.some((t) => t.name === 'extra'));
+    await host.callTool('remove_tool', {});
+    await removed;
+    expect(host.tools().map((t) => t.name)).toEqual(['add_tool', 'remove_tool']);
+  });
+
+  it('a crash is contained: its calls fail, and it is restarted under the restart policy', async () => {
+    const { host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, restart: { maxRestarts: 1, backoffMs: [0], jitter: 0 }, timeouts: { hello: 8000 } });
+    const pid = host.extensions()[0]!.pid!;
+    const call = host.callTool('trigger-long-running-operation', { duration: 30, steps: 30 });
+    const back = nextEvent(host, 'extension:state', (s) => s.name === 'everything' && s.state === 'ready', 10_000);
+    process.kill(pid, 'SIGKILL');
+    expect((await call).failure?.code).toBe('PROCESS_EXITED');
+    await back;
+    expect(host.extensions()[0]!.pid).not.toBe(pid);
+    expect(textOf(await host.callTool('echo', { message: 'again' }))).toBe('Echo: again');
+  });
+});
+
+describe('bad input from an MCP server gets the bounds of any extension', { timeout: 15_000 }, () => {
+  const fake = (...args: string[]) => ({ fake: { command: process.execPath, args: [fixture('mcp/fake-server.mjs'), ...args] } });
+
+  it('one that never initialises fails with HELLO_TIMEOUT, and its process is gone', async () => {
+    const { host } = await start({ mcpServers: fake('silent'), timeouts: { hello: 300, helloJoin: 0 } });
+    const info = host.extensions()[0]!;
+    expect(info.state).toBe('failed');
+    expect(info.error?.code).toBe('HELLO_TIMEOUT');
+    expect(info.error?.message).toContain(info.logPath);
+  });
+
+  it('garbage on stdout is counted and reported, the server still works', async () => {
+    const { host } = await start({ mcpServers: fake('garbage') });
+    expect(textOf(await host.callTool('echo', { a: 1 }))).toBe('echo {"a":1}');
+    expect(host.diagnostics()).toContainEqual(expect.objectContaining({ code: 'NOT_JSON', extension: 'fake', message: expect.stringContaining('this is not JSON') }));
+  });
+
+  it('a call that hangs meets the caller’s deadline', async () => {
+    const { host } = await start({ mcpServers: fake() });
+    const result = await host.callTool('hang', {}, { timeoutMs: 200 });
+    expect(result.failure?.code).toBe('TIMEOUT');
+    expect(textOf(await host.callTool('echo', {}))).toBe('echo {}');
+  });
+
+  it('a result over the frame cap ends it with FRAME_TOO_LARGE, like an extension’s line', async () => {
+    const { host } = await start({ mcpServers: fake('plain', String(2 * 1024 * 1024)), maxFrameBytes: 1024 * 1024 });
+    const ended = nextEvent(host, 'extension:state', (s) => s.name === 'fake' && s.previous === 'ready');
+    const result = await host.callTool('huge', {});
+    expect(result.isError).toBe(true);
+    expect(result.failure?.code).toBe('FRAME_TOO_LARGE');
+    expect((await ended).state).toBe('exited');
+  });
+
+  it('a crash mid call settles the call with PROCESS_EXITED and names the log', async () => {
+    const { host } = await start({ mcpServers: fake() });
+    const result = await host.callTool('crash', {});
+    expect(result.failure?.code).toBe('PROCESS_EXITED');
+    expect(result.failure?.message).toContain(host.extensions()[0]!.logPath);
+  });
+});
