@@ -35,6 +35,17 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 /** What the adapter declares in its `hello`: it cancels, reports progress and withdraws tools. */
 const CAPABILITIES = ['tools', 'commands', 'cancel', 'progress', 'unregister'];
 
+/** A fetch that found no server (refused, reset, no route): not an answer of the server's. */
+function unreachable(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return err instanceof TypeError && typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code);
+}
+
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+}
+
 export interface McpTransportOptions {
   /** The extension name: its prompts are `/<name>:<prompt>`. */
   name: string;
@@ -339,7 +350,10 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
         (result) => this.deliver(toolResultOf(id, result)),
         (err: unknown) => {
           // Cancelled: the host settled the call already (and the SDK told the server).
-          if (!controller.signal.aborted) this.deliver(toolErrorOf(id, err));
+          if (controller.signal.aborted) return;
+          // An HTTP server that cannot be reached any more is gone: its exit (a restart reconnects).
+          if (this.stdio === undefined && unreachable(err)) this.remoteEnded(`the MCP server is unreachable: ${causeOf(err)}`);
+          else this.deliver(toolErrorOf(id, err));
         },
       )
       .finally(() => this.calls.delete(id));

@@ -1,9 +1,14 @@
 // MCP servers as extensions (docs/mcp.md), against real MCP software: the reference server
 // `@modelcontextprotocol/server-everything` and a server built with the MCP SDK's server, each
 // loaded through the MCP adapter (src/transport/mcp.ts) and used through the host like any extension.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ExtensionHost } from '../../src/host/host.js';
 import type { ExtensionHostOptions, HostDiagnostic, ToolProgress } from '../../src/host/types.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
@@ -81,7 +86,7 @@ describe('server-everything as an extension', { timeout: 20_000 }, () => {
     expect(progress.map((p) => [p.progress, p.total])).toContainEqual([1, 2]);
   });
 
-  it('cancels a call: the AbortSignal settles it at once and the server is told', async () => {
+  it('cancels a call: the AbortSignal settles it at once, the session goes on', async () => {
     const controller = new AbortController();
     const call = host.callTool('ev_trigger-long-running-operation', { duration: 30, steps: 30 }, { signal: controller.signal, onProgress: () => controller.abort() });
     const result = await call;
@@ -157,11 +162,19 @@ describe('bad input from an MCP server gets the bounds of any extension', { time
     expect(host.diagnostics()).toContainEqual(expect.objectContaining({ code: 'NOT_JSON', extension: 'fake', message: expect.stringContaining('this is not JSON') }));
   });
 
-  it('a call that hangs meets the caller’s deadline', async () => {
+  it('a call that hangs meets the caller’s deadline, and the server is told to cancel it; so is an aborted one', async () => {
     const { host } = await start({ mcpServers: fake() });
     const result = await host.callTool('hang', {}, { timeoutMs: 200 });
     expect(result.failure?.code).toBe('TIMEOUT');
-    expect(textOf(await host.callTool('echo', {}))).toBe('echo {}');
+    // notifications/cancelled reached the server before the next call (one stdin, in order).
+    expect(textOf(await host.callTool('echo', {}))).toMatch(/^echo \{\} cancelled \[\d+\]$/);
+    const controller = new AbortController();
+    const aborted = host.callTool('hang', {}, { signal: controller.signal });
+    // Once the server answered a later call, it has the hanging one.
+    await host.callTool('echo', {});
+    controller.abort();
+    expect((await aborted).failure?.code).toBe('ABORTED');
+    expect(textOf(await host.callTool('echo', {}))).toMatch(/^echo \{\} cancelled \[\d+,\d+\]$/);
   });
 
   it('a result over the frame cap ends it with FRAME_TOO_LARGE, like an extension’s line', async () => {
@@ -178,5 +191,60 @@ describe('bad input from an MCP server gets the bounds of any extension', { time
     const result = await host.callTool('crash', {});
     expect(result.failure?.code).toBe('PROCESS_EXITED');
     expect(result.failure?.message).toContain(host.extensions()[0]!.logPath);
+  });
+});
+
+/** A stateless Streamable HTTP server of the MCP SDK's (v1): a fresh session per request, on loopback only. */
+async function httpServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.headers.authorization !== 'Bearer s3cret') {
+      res.writeHead(401).end();
+      return;
+    }
+    const mcp = new McpServer({ name: 'http-fixture', version: '1.0.0' });
+    mcp.registerTool('shout', { description: 'Upper-cases', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: async () => {
+      if (!server.listening) return;
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('an MCP server over Streamable HTTP', { timeout: 15_000 }, () => {
+  let http: Awaited<ReturnType<typeof httpServer>>;
+  beforeAll(async () => {
+    http = await httpServer();
+  });
+  afterAll(() => http.close());
+
+  it('lists and calls its tools, with env:NAME headers', async () => {
+    const { host } = await start({ mcpServers: { web: { url: http.url, headers: { Authorization: 'env:MCP_TOKEN' } } }, env: { ...env, MCP_TOKEN: 'Bearer s3cret' } });
+    expect(host.extensions()[0]).toMatchObject({ name: 'web', state: 'ready', url: http.url });
+    expect(host.tools().map((t) => t.name)).toEqual(['shout']);
+    expect(textOf(await host.callTool('shout', { text: 'hi' }))).toBe('HI');
+  });
+
+  it('a server that goes away is the extension’s exit: the call fails with PROCESS_EXITED', async () => {
+    const own = await httpServer();
+    const { host } = await start({ mcpServers: { web: { url: own.url, headers: { Authorization: 'Bearer s3cret' } } } });
+    await own.close();
+    const result = await host.callTool('shout', { text: 'hi' });
+    expect(result.failure?.code).toBe('PROCESS_EXITED');
+    expect(host.extensions()[0]!.state).toBe('exited');
+  });
+
+  it('a refused connection fails the start, naming the log', async () => {
+    const { host } = await start({ mcpServers: { web: { url: http.url, headers: { Authorization: 'Bearer wrong' } } }, timeouts: { hello: 2000 } });
+    const info = host.extensions()[0]!;
+    expect(info.state).toBe('failed');
+    expect(info.error?.message).toContain(info.logPath);
   });
 });
