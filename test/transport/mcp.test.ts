@@ -119,17 +119,19 @@ describe('server-everything as an extension', { timeout: 20_000 }, () => {
 });
 
 describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
-  it('tools/list_changed updates tools() and fires toolsChanged (added, then removed)', async () => {
-    const { host } = await start({ mcpServers: { changing: { command: process.execPath, args: [fixture('mcp/changing-server.mjs')] } } });
-    expect(host.tools().map((t) => t.name)).toEqual(['add_tool', 'remove_tool']);
-    const added = nextEvent(host, 'tools:changed', (tools) => tools.some((t) => t.name === 'extra'));
-    await host.callTool('add_tool', {});
+  it('tools/list_changed updates tools() and fires toolsChanged (added, then removed); loaded from a manifest', async () => {
+    const { host } = await start({ explicit: [fixture('mcp/changing')] });
+    expect(host.extensions()[0]).toMatchObject({ name: 'changing', state: 'ready', source: 'explicit' });
+    expect(host.tools().map((t) => t.name)).toEqual(['ch_add_tool', 'ch_remove_tool']);
+    const added = nextEvent(host, 'tools:changed', (tools) => tools.some((t) => t.name === 'ch_extra'));
+    await host.callTool('ch_add_tool', {});
     await added;
-    expect(textOf(await host.callTool('extra', { n: 2 }))).toBe('extra 2');
-    const removed = nextEvent(host, 'tools:changed', (tools) => !tools.some((t) => t.name === 'extra'));
-    await host.callTool('remove_tool', {});
+    expect(textOf(await host.callTool('ch_extra', { n: 2 }))).toBe('extra 2');
+    const removed = nextEvent(host, 'tools:changed', (tools) => !tools.some((t) => t.name === 'ch_extra'));
+    await host.callTool('ch_remove_tool', {});
     await removed;
-    expect(host.tools().map((t) => t.name)).toEqual(['add_tool', 'remove_tool']);
+    expect(host.tools().map((t) => t.name)).toEqual(['ch_add_tool', 'ch_remove_tool']);
+    expect((await host.callTool('ch_extra', { n: 2 })).failure?.code).toBe('UNKNOWN_TOOL');
   });
 
   it('a crash is contained: its calls fail, and it is restarted under the restart policy', async () => {
