@@ -9,6 +9,7 @@ import {
   type ExtensionInfo,
   type HostCallbacks,
   type InterceptPolicy,
+  type McpServerConfig,
   type HostEvents,
   type NoteView,
   type PanelCallOptions,
@@ -129,5 +130,13 @@ describe('public types', () => {
     expectTypeOf(new ManifestDiscovery({ cwd: '/' }).discover).returns.toEqualTypeOf<Promise<DiscoveryResult>>();
     expectTypeOf(new ManifestDiscovery({ cwd: '/' }).home).toEqualTypeOf<string>();
     expectTypeOf(createTestHost).returns.toEqualTypeOf<Promise<TestHost>>();
+  });
+  it('MCP servers as extensions (docs/mcp.md)', () => {
+    expectTypeOf<ExtensionHostOptions['mcpServers']>().toEqualTypeOf<Readonly<Record<string, McpServerConfig>> | undefined>();
+    expectTypeOf<{ command: 'node'; args: ['server.mjs']; env: { A: 'b' }; prefix: 'ev_' }>().toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<{ url: 'http://127.0.0.1/mcp'; headers: { Authorization: 'env:TOKEN' } }>().toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<{ args: ['x'] }>().not.toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<ToolInfo['annotations']>().toEqualTypeOf<Record<string, unknown> | undefined>();
+    new ExtensionHost({ mcpServers: { everything: { command: 'node', args: ['server.mjs'], prefix: 'ev_' }, remote: { url: 'https://example.com/mcp' } } });
   });
 });

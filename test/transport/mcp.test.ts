@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ExtensionHost } from '../../src/host/host.js';
-import type { ExtensionHostOptions, HostDiagnostic, ToolProgress } from '../../src/host/types.js';
+import type { ExtensionHostOptions, ToolProgress } from '../../src/host/types.js';
 import { fixture, tempDir } from '../helpers/fixtures.js';
 import { textOf } from '../helpers/host.js';
 import { leakedProcesses, MARKER_VAR } from '../helpers/processes.js';
@@ -24,12 +24,11 @@ const env = { ...process.env, [MARKER_VAR]: MARKER };
 const hosts: ExtensionHost[] = [];
 const logs = tempDir('zot-mcp-logs-');
 
-async function start(options: ExtensionHostOptions): Promise<{ host: ExtensionHost; warnings: HostDiagnostic[] }> {
-  const warnings: HostDiagnostic[] = [];
-  const host = new ExtensionHost({ cwd: logs.dir, discover: false, logDir: logs.dir, env, ...options, callbacks: { warning: (d) => warnings.push(d), ...options.callbacks } });
+async function start(options: ExtensionHostOptions): Promise<{ host: ExtensionHost }> {
+  const host = new ExtensionHost({ cwd: logs.dir, discover: false, logDir: logs.dir, env, ...options });
   hosts.push(host);
   await host.start();
-  return { host, warnings };
+  return { host };
 }
 
 afterEach(async () => {
