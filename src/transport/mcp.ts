@@ -77,8 +77,16 @@ class LineWire implements McpWireTransport {
     return Promise.resolve();
   }
 
-  close(): Promise<void> {
-    return this.stdio.close('closed', { graceful: true });
+  async close(): Promise<void> {
+    await this.stdio.close('closed', { graceful: true });
+    this.ended();
+  }
+
+  /** The server is gone: the SDK settles what it still waits for (and clears their timers). */
+  ended(): void {
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    onclose?.();
   }
 }
 
@@ -409,8 +417,9 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
     this.ended = true;
     for (const controller of this.calls.values()) controller.abort('closed');
     this.calls.clear();
-    // The SDK's pending requests end with the session; closing the stdio transport again is a no-op.
-    void this.client?.close().catch(() => undefined);
+    // The SDK's pending requests end with the session.
+    if (this.wire instanceof LineWire) this.wire.ended();
+    else void this.client?.close().catch(() => undefined);
     this.watcher?.transportClose(exit);
     this.emit('close', exit);
   }
