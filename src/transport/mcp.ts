@@ -32,6 +32,9 @@ async function loadSdk(): Promise<Sdk> {
 /** The SDK's own request timeout, out of the way: the host's deadline (and its `cancel`) rules. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
+/** How long after a tools/list_changed the list is fetched again (later ones meanwhile join it). */
+const LIST_CHANGED_DEBOUNCE_MS = 50;
+
 /** What the adapter declares in its `hello`: it cancels, reports progress and withdraws tools. */
 const CAPABILITIES = ['tools', 'commands', 'cancel', 'progress', 'unregister'];
 
@@ -191,7 +194,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
       { name: 'zot-extension-host', version: VERSION },
       {
         listChanged: {
-          tools: { onChanged: (error, tools) => (error === null && tools !== null ? this.syncTools(tools as McpTool[]) : this.logLine(`tools/list after list_changed failed: ${error?.message ?? 'no tools'}`)) },
+          // A burst of notifications is one refetch; 50 ms, not the SDK's 300, so tools() follows promptly.
+          tools: { debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: (error, tools) => (error === null && tools !== null ? this.syncTools(tools as McpTool[]) : this.logLine(`tools/list after list_changed failed: ${error?.message ?? 'no tools'}`)) },
         },
       },
     );
