@@ -44,6 +44,13 @@ function unreachable(err: unknown): boolean {
   return err instanceof TypeError && typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code);
 }
 
+/** An SDK error in words: its message, and the HTTP status of a refused request. */
+function describe(err: unknown): string {
+  const status = (err as { data?: { status?: unknown; statusText?: unknown } } | undefined)?.data;
+  const http = typeof status?.status === 'number' ? ` (HTTP ${status.status}${typeof status.statusText === 'string' && status.statusText !== '' ? ` ${status.statusText}` : ''})` : '';
+  return `${err instanceof Error ? err.message.trim() : String(err)}${http}`;
+}
+
 function causeOf(err: unknown): string {
   const cause = (err as { cause?: unknown }).cause;
   return cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
@@ -201,7 +208,6 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
     );
     this.client = client;
     client.onerror = (error: Error) => this.logLine(`MCP: ${error.message}`);
-    if (this.stdio === undefined) client.onclose = () => this.remoteEnded('the MCP session closed');
     void (async () => {
       await client.connect(wire, { timeout: NO_SDK_TIMEOUT });
       const info = client.getServerVersion();
@@ -214,6 +220,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
       if (typeof info?.version === 'string') hello.version = info.version;
       this.deliver(hello);
       this.helloSent = true;
+      // Before the hello a failed start says why (below); from now on the session's end is the exit.
+      if (this.stdio === undefined) client.onclose = () => this.remoteEnded('the MCP session closed');
       this.syncTools(this.earlyTools ?? (tools as McpTool[]));
       for (const prompt of prompts as McpPrompt[]) {
         const command = promptCommandName(this.options.name, prompt.name);
@@ -223,8 +231,15 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
       this.deliver({ type: 'ready' });
     })().catch((err: unknown) => {
       if (this.ended) return;
+      const problem = `MCP initialisation failed: ${describe(err)}`;
+      if (this.stdio === undefined) {
+        // The session's end is the extension's exit, in these words (the host's EXITED_BEFORE_HELLO).
+        void client.close().catch(() => undefined);
+        this.remoteEnded(problem);
+        return;
+      }
       // Logged first: the host's EXITED_BEFORE_HELLO quotes the log's last lines.
-      this.logLine(`MCP initialisation failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.logLine(problem);
       void this.terminate();
     });
   }

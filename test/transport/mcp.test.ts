@@ -246,6 +246,8 @@ describe('an MCP server over Streamable HTTP', { timeout: 15_000 }, () => {
     const { host } = await start({ mcpServers: { web: { url: http.url, headers: { Authorization: 'Bearer wrong' } } }, timeouts: { hello: 2000 } });
     const info = host.extensions()[0]!;
     expect(info.state).toBe('failed');
+    expect(info.error?.code).toBe('EXITED_BEFORE_HELLO');
+    expect(info.error?.message).toMatch(/MCP initialisation failed: .*401/);
     expect(info.error?.message).toContain(info.logPath);
   });
 });
