@@ -76,10 +76,13 @@ class LineWire implements McpWireTransport {
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
 
+  private gone = false;
+
   constructor(private readonly stdio: StdioTransport) {}
 
   start(): Promise<void> {
-    return Promise.resolve();
+    // A server gone before the session began (a spawn error reported a tick late): nothing to wait for.
+    return this.gone ? Promise.reject(new Error('the server is gone')) : Promise.resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -94,6 +97,7 @@ class LineWire implements McpWireTransport {
 
   /** The server is gone: the SDK settles what it still waits for (and clears their timers). */
   ended(): void {
+    this.gone = true;
     const onclose = this.onclose;
     this.onclose = undefined;
     onclose?.();
@@ -197,6 +201,7 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
 
   /** The MCP handshake, then our hello and registrations; a server that never initialises gets the hello timeout. */
   private connect(loaded: Sdk, wire: McpWireTransport): void {
+    if (this.ended) return;
     const client = new loaded.Client(
       { name: 'zot-extension-host', version: VERSION },
       {

@@ -149,6 +149,11 @@ describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
 describe('bad input from an MCP server gets the bounds of any extension', { timeout: 15_000 }, () => {
   const fake = (...args: string[]) => ({ fake: { command: process.execPath, args: [fixture('mcp/fake-server.mjs'), ...args] } });
 
+  it('a command that does not exist fails the start with SPAWN_FAILED', async () => {
+    const { host } = await start({ mcpServers: { nope: { command: 'no-such-mcp-server-here' } } });
+    expect(host.extensions()[0]).toMatchObject({ state: 'failed', error: { code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-mcp-server-here') } });
+  });
+
   it('one that never initialises fails with HELLO_TIMEOUT, and its process is gone', async () => {
     const { host } = await start({ mcpServers: fake('silent'), timeouts: { hello: 300, helloJoin: 0 } });
     const info = host.extensions()[0]!;
