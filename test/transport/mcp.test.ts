@@ -133,6 +133,25 @@ describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
     expect((await host.callTool('ch_extra', { n: 2 })).failure?.code).toBe('UNKNOWN_TOOL');
   });
 
+  it('the env policy decides its environment; "mcp.env" adds to it; permission scopes refuse its tools', async () => {
+    process.env.ZOT_MCP_TEST_SECRET = 'host-only';
+    try {
+      const { host } = await start({
+        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { FROM_CONFIG: 'yes' } }, hidden: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+        env: 'minimal',
+        envByExtension: { everything: { [MARKER_VAR]: MARKER }, hidden: { [MARKER_VAR]: MARKER } },
+        permissions: { default: 'all', byExtension: { hidden: { tools: false } } },
+        timeouts: { hello: 8000 },
+      });
+      const seen = JSON.parse(textOf(await host.callTool('get-env', {}))) as Record<string, string>;
+      expect(seen.FROM_CONFIG).toBe('yes');
+      expect(seen.ZOT_MCP_TEST_SECRET).toBeUndefined();
+      expect(new Set(host.tools().map((t) => t.extension))).toEqual(new Set(['everything']));
+    } finally {
+      delete process.env.ZOT_MCP_TEST_SECRET;
+    }
+  });
+
   it('a crash is contained: its calls fail, and it is restarted under the restart policy', async () => {
     const { host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, restart: { maxRestarts: 1, backoffMs: [0], jitter: 0 }, timeouts: { hello: 8000 } });
     const pid = host.extensions()[0]!.pid!;
