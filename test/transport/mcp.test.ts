@@ -25,7 +25,8 @@ const hosts: ExtensionHost[] = [];
 const logs = tempDir('zot-mcp-logs-');
 
 async function start(options: ExtensionHostOptions): Promise<{ host: ExtensionHost }> {
-  const host = new ExtensionHost({ cwd: logs.dir, discover: false, logDir: logs.dir, env, ...options });
+  // A generous hello timeout: node and the MCP SDK load slowly on a loaded machine.
+  const host = new ExtensionHost({ cwd: logs.dir, discover: false, logDir: logs.dir, env, ...options, timeouts: { hello: 10_000, ...options.timeouts } });
   hosts.push(host);
   await host.start();
   return { host };
@@ -43,7 +44,7 @@ afterAll(async () => {
 describe('server-everything as an extension', { timeout: 20_000 }, () => {
   let host: ExtensionHost;
   beforeAll(async () => {
-    ({ host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], prefix: 'ev_' } }, timeouts: { hello: 8000 } }));
+    ({ host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], prefix: 'ev_' } } }));
     // Stopped by afterAll below, not after each test.
     hosts.splice(hosts.indexOf(host), 1);
   });
@@ -141,7 +142,6 @@ describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
         env: 'minimal',
         envByExtension: { everything: { [MARKER_VAR]: MARKER }, hidden: { [MARKER_VAR]: MARKER } },
         permissions: { default: 'all', byExtension: { hidden: { tools: false } } },
-        timeouts: { hello: 8000 },
       });
       const seen = JSON.parse(textOf(await host.callTool('get-env', {}))) as Record<string, string>;
       expect(seen.FROM_CONFIG).toBe('yes');
@@ -153,7 +153,7 @@ describe('MCP servers under the host policies', { timeout: 20_000 }, () => {
   });
 
   it('a crash is contained: its calls fail, and it is restarted under the restart policy', async () => {
-    const { host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, restart: { maxRestarts: 1, backoffMs: [0], jitter: 0 }, timeouts: { hello: 8000 } });
+    const { host } = await start({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, restart: { maxRestarts: 1, backoffMs: [0], jitter: 0 } });
     const pid = host.extensions()[0]!.pid!;
     const call = host.callTool('trigger-long-running-operation', { duration: 30, steps: 30 });
     const back = nextEvent(host, 'extension:state', (s) => s.name === 'everything' && s.state === 'ready', 10_000);
