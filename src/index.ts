@@ -110,6 +110,7 @@ export { MANIFEST_FILE, nameProblem } from './manifest/limits.js';
 // The Manifest schema itself is exported by zot-extension-host/schemas (it needs zod).
 export type { Manifest } from './manifest/schema.js';
 export type { SkillInfo } from './manifest/skills.js';
+export type { McpHttpServer, McpServerConfig, McpStdioServer } from './manifest/mcp.js';
 
 // Interception
 export { InterceptChain } from './intercept/chain.js';

@@ -121,4 +121,17 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('tracing: ok');
     expect(r.status).toBe(0);
   });
+
+  it('the MCP recipe of docs/mcp.md loads server-everything as an extension', { timeout: 40_000 }, () => {
+    const r = run('examples/mcp-server-as-extension.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^everything: ready, pid \d+$/m);
+    expect(r.stdout).toContain('e.g. Echoes back the input string');
+    expect(r.stdout).toContain('progress 1/2');
+    expect(r.stdout).toContain('Long running operation completed');
+    expect(r.stdout).toContain('ev_get-env blocked: true (no env dumps)');
+    expect(r.stdout).toContain("prompt for the model: What's weather in Lisbon?");
+    expect(r.stdout).toContain('mcp example: ok');
+    expect(r.status).toBe(0);
+  });
 });

@@ -12,6 +12,7 @@ import {
   type ExtensionInfo,
   type HostCallbacks,
   type InterceptPolicy,
+  type McpServerConfig,
   type HostEvents,
   type NoteView,
   type PanelCallOptions,
@@ -177,6 +178,15 @@ describe('public types', () => {
     // @ts-expect-error a manifest cannot ask for less
     const off: ManifestSandbox = 'off';
     void off;
+  });
+
+  it('MCP servers as extensions (docs/mcp.md)', () => {
+    expectTypeOf<ExtensionHostOptions['mcpServers']>().toEqualTypeOf<Readonly<Record<string, McpServerConfig>> | undefined>();
+    expectTypeOf<{ command: 'node'; args: ['server.mjs']; env: { A: 'b' }; prefix: 'ev_' }>().toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<{ url: 'http://127.0.0.1/mcp'; headers: { Authorization: 'env:TOKEN' } }>().toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<{ args: ['x'] }>().not.toMatchTypeOf<McpServerConfig>();
+    expectTypeOf<ToolInfo['annotations']>().toEqualTypeOf<Record<string, unknown> | undefined>();
+    new ExtensionHost({ mcpServers: { everything: { command: 'node', args: ['server.mjs'], prefix: 'ev_' }, remote: { url: 'https://example.com/mcp' } } });
   });
 });
 

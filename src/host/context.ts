@@ -1,5 +1,6 @@
 // The state of one ExtensionHost (HostContext) and the host's record of each extension process
 // (LoadedExtension) with the slot it keeps across restarts: what the other host files act on.
+import type { McpServerConfig } from '../manifest/mcp.js';
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { InterceptChain } from '../intercept/chain.js';
@@ -8,7 +9,7 @@ import type { ChainStep, Interceptor } from '../intercept/types.js';
 import { headerVariable } from '../manifest/remote.js';
 import { DiagnosticLimiter } from '../process/diagnostic-limiter.js';
 import type { ExitInfo, ExtensionProcess, ProcessDiagnostic, ProcessWatcher, RequestFrame, RequestType } from '../process/extension-process.js';
-import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, ProgressFrame, UnregisterToolFrame } from '../protocol/frames.js';
 import { type ManifestSandbox, type SandboxLaunch, sandboxInfo } from '../transport/sandbox.js';
 import type { FrameRates } from './frames.js';
 import type { InterceptWarnings } from './interceptors.js';
@@ -39,7 +40,7 @@ export interface ToolValue {
 }
 
 /** zot's tool metadata as tools() lists it. */
-export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceDescription' | 'namespaceInstructions' | 'exposure' | 'replay'>;
+export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceDescription' | 'namespaceInstructions' | 'exposure' | 'replay' | 'annotations'>;
 
 /**
  * A host tool call in flight to an extension that declared zot's "call_tool" (calls.ts): the tool
@@ -67,7 +68,7 @@ export function mapResponse<T, R>(response: Promise<T>, mapper: ResponseMapper<T
 /** What each extension's process reports, handed to the host file that owns it (wired by ExtensionHost). */
 export interface ExtensionEvents {
   /** Every frame that is not a response or hello (frames.ts `routeFrame`). */
-  frame(ext: LoadedExtension, frame: ExtensionFrame): void;
+  frame(ext: LoadedExtension, frame: ExtensionFrame | UnregisterToolFrame): void;
   /** A `progress` frame of one of its requests (calls.ts). */
   progress(ext: LoadedExtension, frame: ProgressFrame, request: RequestFrame<RequestType>): void;
   /** Its process ended (lifecycle.ts `onExtensionExit`). */
@@ -134,6 +135,8 @@ export interface ExtensionSpec {
   url?: string | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
   memory?: InMemoryExtension;
+  /** An MCP server (the manifest's `mcp`, or the host option `mcpServers`), instead of `exec` or `url`. */
+  mcp?: McpServerConfig | undefined;
   /** The manifest's `env` (variable names it needs). */
   envDeclared?: readonly string[] | undefined;
   /** The manifest's `permissions`. */
@@ -238,7 +241,7 @@ export class LoadedExtension implements ProcessWatcher {
   }
 
   // What its process tells it (ProcessWatcher; set in loader.ts startExtension).
-  processFrame(frame: ExtensionFrame): void {
+  processFrame(frame: ExtensionFrame | UnregisterToolFrame): void {
     this.host.on.frame(this, frame);
   }
 
@@ -371,7 +374,7 @@ export class LoadedExtension implements ProcessWatcher {
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
-      sandbox: sandboxInfo(this.slot.spec.sandbox, this.dir, this.slot.spec.url !== undefined ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
+      sandbox: sandboxInfo(this.slot.spec.sandbox, this.dir, this.slot.spec.url !== undefined || (this.slot.spec.mcp !== undefined && 'url' in this.slot.spec.mcp) ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
       trust: this.slot.trust,
     };
   }

@@ -5,21 +5,21 @@ import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { encodeFrame } from '../protocol/encode.js';
 import { eventProblem } from '../protocol/frame-check.js';
-import type { ExtensionFrame, PanelRenderFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, PanelRenderFrame, UnregisterToolFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';
 import type { HostContext, LoadedExtension } from './context.js';
 import { callToolRequest, cancelCallTool } from './call-tool.js';
 import { becomeReady } from './lifecycle.js';
 import { closePanelFrame, openPanel, renderPanelFrame } from './panels.js';
-import { registerCommand, registerToolFrame, subscribe } from './registrations.js';
+import { registerCommand, registerToolFrame, subscribe, unregisterTool } from './registrations.js';
 import { permits, permittedNames } from './security.js';
 import type { RateLimits } from './types.js';
 
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(NOTIFY_LEVELS);
 
 /** The handler of an extension's 'frame' events: every frame that is not a response or hello. */
-export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: ExtensionFrame): void {
+export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: ExtensionFrame | UnregisterToolFrame): void {
   // Guard by identity: a stale process (after reload) can never touch the new state.
   if (ctx.byName.get(ext.name) !== ext || ext.state === 'stopped') return;
   if (ext.state === 'starting') ext.lastFrameAt = monotonicMs();
@@ -73,6 +73,9 @@ export function routeFrame(ctx: HostContext, ext: LoadedExtension, frame: Extens
       return callToolRequest(ctx, ext, frame);
     case 'call_tool_cancel':
       return cancelCallTool(ext, frame.id);
+    case 'unregister_tool':
+      if (!permits(ctx, ext, 'tools')) return;
+      return unregisterTool(ctx, ext, frame.name);
     case 'shutdown_ack':
       return;
     default:

@@ -49,6 +49,11 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   for (const memory of options.inMemory ?? []) {
     toStart.push({ name: memory.name, dir: memory.dir ?? ctx.cwd, source: 'memory', memory });
   }
+  for (const [name, mcp] of Object.entries(options.mcpServers ?? {})) {
+    const spec: ExtensionSpec = { name, dir: ctx.cwd, source: 'explicit', mcp };
+    if ('headers' in mcp && mcp.headers !== undefined) spec.headers = mcp.headers;
+    toStart.push(spec);
+  }
   const inMemory = new Set(toStart.map((s) => nameKey(s.name)));
   for (const ext of found.extensions) {
     if (ext.shadowedBy !== undefined) skipped.push({ name: ext.name, dir: ext.dir, reason: 'shadowed' });
@@ -101,6 +106,10 @@ function processSpec(name: string, dir: string, source: ExtensionSpec['source'],
   const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [], manifestPath };
   if (manifest.url !== undefined) spec.url = manifest.url;
   if (manifest.headers !== undefined) spec.headers = manifest.headers;
+  if (manifest.mcp !== undefined) {
+    spec.mcp = manifest.mcp;
+    if ('headers' in manifest.mcp && manifest.mcp.headers !== undefined) spec.headers = manifest.mcp.headers;
+  }
   if (manifest.env !== undefined) spec.envDeclared = manifest.env;
   if (manifest.permissions !== undefined) spec.permissionsRequested = manifest.permissions;
   if (manifest.sandbox !== undefined) spec.sandboxRequested = manifest.sandbox;
@@ -119,9 +128,10 @@ async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promi
   for (const spec of specs) {
     const policy = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
     if (policy.mode === 'off') continue;
-    if (spec.url !== undefined || spec.memory !== undefined) {
+    const remote = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp);
+    if (remote || spec.memory !== undefined) {
       // Not a process of this machine's: nothing to confine (extensions() says so).
-      spec.sandbox = { policy, backend: { kind: 'none', reason: spec.url !== undefined ? 'not applicable (remote)' : 'not applicable (in-memory)' } };
+      spec.sandbox = { policy, backend: { kind: 'none', reason: remote ? 'not applicable (remote)' : 'not applicable (in-memory)' } };
       continue;
     }
     const backend = await detectSandbox(policy.bwrap);
@@ -143,7 +153,7 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const security = securityFor(ctx, spec);
   // Where a remote extension's header variables come from: its environment under the env policy
   // (the host's own without one; read again at every connect).
-  const remoteEnv = spec.url !== undefined ? (security.env ?? process.env) : undefined;
+  const remoteEnv = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp) ? (security.env ?? process.env) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
@@ -190,6 +200,7 @@ function frameTapFor(ctx: HostContext, name: string): (direction: 'in' | 'out', 
 /** How the extension's process is reached: in-memory streams, a WebSocket (`url`), or a spawn. */
 function launchFor(ctx: HostContext, spec: ExtensionSpec, env: NodeJS.ProcessEnv | undefined, remoteEnv: NodeJS.ProcessEnv | undefined): Launch {
   if (spec.memory !== undefined) return { kind: 'connect', connect: () => memoryChild(spec.memory!) };
+  if (spec.mcp !== undefined) return { kind: 'mcp', server: spec.mcp, env: 'url' in spec.mcp ? remoteEnv : env, sandbox: 'url' in spec.mcp ? undefined : spec.sandbox };
   if (spec.url === undefined) return { kind: 'spawn', exec: spec.exec!, args: spec.args, env, sandbox: spec.sandbox };
   const keepAlive = ctx.options.keepAlive;
   return { kind: 'remote', url: spec.url, headers: spec.headers, env: remoteEnv, pingIntervalMs: keepAlive?.intervalMs, pingTimeoutMs: keepAlive?.timeoutMs };

@@ -1,7 +1,8 @@
 // ExtensionHost options checked once, at construction: a wrong type or an out-of-range value is a
 // typed INVALID_OPTIONS error naming the option, never a TypeError later (or a silent "no deadline").
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { nameKey } from '../manifest/limits.js';
+import { nameKey, nameProblem } from '../manifest/limits.js';
+import { mcpProblem } from '../manifest/mcp.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import { sandboxOptionProblem } from '../transport/sandbox.js';
 import type { ExtensionHostOptions, HostTimeouts, InterceptPolicy } from './types.js';
@@ -71,6 +72,14 @@ const CHECKS: { readonly [K in keyof ExtensionHostOptions]?: Check } = {
   explicit: strings,
   discover: boolean,
   inMemory,
+  mcpServers: (v) => {
+    if (!isObject(v)) return 'an object of MCP servers by extension name';
+    for (const [name, config] of Object.entries(v)) {
+      const problem = nameProblem(name) ?? mcpProblem(config)?.replace(/"mcp(\.?)/g, (_m, dot: string) => (dot === '' ? `"${name}` : `"${name}.`));
+      if (problem !== undefined) return `an object of MCP servers by extension name ({ command, args?, env?, prefix? } or { url, headers?, prefix? }): ${problem}`;
+    }
+    return undefined;
+  },
   hostVersion: string,
   sessionId: nonEmpty,
   provider: string,

@@ -176,6 +176,7 @@ export function registerToolFrame(ctx: HostContext, ext: LoadedExtension, frame:
   if (frame.namespace_instructions !== undefined) meta.namespaceInstructions = frame.namespace_instructions;
   if (exposure !== undefined) meta.exposure = exposure as ToolExposure;
   if (replay !== undefined) meta.replay = replay as ToolReplay;
+  if (isJsonObject(frame.annotations)) meta.annotations = frame.annotations;
   // An explicit exposure overrides the snapshot's deferred flag, as in zot.
   const deferred = exposure !== undefined ? exposure === 'deferred' : (frame.deferred ?? false);
   registerTool(ctx, ext, name, frame.description ?? '', schema, deferred, Object.keys(meta).length === 0 ? undefined : meta, frame.interactive ?? false);
@@ -209,6 +210,23 @@ export function registerTool(ctx: HostContext, ext: LoadedExtension, name: strin
   ext.tools.set(name, entry);
   if (conflict !== undefined) recordConflict(ctx, 'tool', name, conflict.loser, conflict.winner);
   if (changed && !deferred && ext.state === 'ready') toolsChangedSoon(ctx);
+}
+
+/**
+ * An `unregister_tool` frame (capability "unregister"): the extension withdraws a tool it
+ * registered; the next registration of the name (a shadowed one, or its own again) takes its place.
+ */
+export function unregisterTool(ctx: HostContext, ext: LoadedExtension, name: string): void {
+  const entry = ext.tools.get(name);
+  if (entry === undefined) {
+    ext.process.logLine(`unregister_tool ${JSON.stringify(name.slice(0, 80))}: it registered no such tool; ignored`);
+    return;
+  }
+  ext.tools.delete(name);
+  ext.registrationChars -= registrationChars(name, entry.description, entry.schema) + (entry.meta === undefined ? 0 : registrationChars('', '', entry.meta));
+  if (ctx.toolRegistry.isActive(name, ext.name)) ctx.activated.delete(name);
+  const wasActive = ctx.toolRegistry.remove(name, ext.name);
+  if (wasActive && ext.state === 'ready') toolsChangedSoon(ctx);
 }
 
 function recordConflict(ctx: HostContext, kind: 'command' | 'tool', name: string, loser: string, winner: string): void {

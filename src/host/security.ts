@@ -240,7 +240,7 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   const { options } = ctx;
   // A remote extension's `env:NAME` headers read its environment: the env policy applies to them as
   // to what a local process inherits (a manifest must not export any variable of the host's).
-  const headerVars = spec.url === undefined ? [] : headerVariables(spec.headers);
+  const headerVars = spec.url === undefined && (spec.mcp === undefined || !('url' in spec.mcp)) ? [] : headerVariables(spec.headers);
   if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && headerVars.length === 0 && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
     // The zot default: the given (or inherited) environment, everything allowed.
     // One shared record, not one each, when nothing differs.

@@ -1,4 +1,5 @@
 // The public types of the host: its options, callbacks, events, snapshots and results (types only).
+import type { McpServerConfig } from '../manifest/mcp.js';
 import type { Readable, Writable } from 'node:stream';
 import type { ExtensionHostError } from '../errors.js';
 import type { DiscoveryDiagnostic, ExtensionSource } from '../manifest/index.js';
@@ -232,6 +233,14 @@ export interface ExtensionHostOptions extends SecurityOptions, RemoteOptions, Ra
   discover?: boolean | undefined;
   /** Extensions that run in this process (loaded before everything else). @default [] */
   inMemory?: readonly InMemoryExtension[] | undefined;
+  /**
+   * MCP servers loaded as extensions (docs/mcp.md), by extension name: `{ command, args?, env? }`
+   * spawns one (stdio), `{ url, headers? }` reaches one over Streamable HTTP; `prefix` goes before
+   * its tool names. Loaded after the in-memory extensions, before the explicit and discovered ones
+   * (a discovered extension of the same name is shadowed). Needs the optional peer dependency
+   * `@modelcontextprotocol/client`, loaded only when an MCP server is configured. @default {}
+   */
+  mcpServers?: Readonly<Record<string, McpServerConfig>> | undefined;
   /** Sent as hello_ack.zot_version. @default this package's version */
   hostVersion?: string | undefined;
   /** Sent as hello_ack.provider and in before_agent_start. @default '' */
@@ -408,6 +417,12 @@ export interface ToolInfo {
   exposure?: ToolExposure | undefined;
   /** What a durable host may do with an interrupted call (zot's "continuous" mode); `never` when absent. */
   replay?: ToolReplay | undefined;
+  /**
+   * Hints about the tool's behaviour (ours, `register_tool.annotations`; an MCP server's tool
+   * annotations: `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, `title`), as
+   * sent; hints, not guarantees.
+   */
+  annotations?: Record<string, unknown> | undefined;
 }
 
 export type ToolExposure = 'direct' | 'codemode' | 'deferred' | 'model-only';

@@ -193,7 +193,7 @@ export class ManifestDiscovery {
       diagnostics: [],
     };
     const hasSkills = manifest.skills !== undefined && manifest.skills.length > 0;
-    if ((manifest.exec !== undefined || manifest.url !== undefined) && !hasSkills && !this.checkExec) return slot;
+    if ((manifest.exec !== undefined || manifest.url !== undefined || manifest.mcp !== undefined) && !hasSkills && !this.checkExec) return slot;
     return this.complete(slot, manifest);
   }
 
@@ -201,7 +201,7 @@ export class ManifestDiscovery {
   private async complete(slot: Slot, manifest: Manifest): Promise<Slot> {
     const ext = slot.extension as DiscoveredExtension;
     const { dir, manifestPath, name } = ext;
-    if (manifest.exec === undefined && manifest.url === undefined) {
+    if (manifest.exec === undefined && manifest.url === undefined && manifest.mcp === undefined) {
       // Only bundles without exec are looked at for a theme: it decides whether they are valid at all.
       ext.themePath = await findTheme(dir);
       if ((manifest.skills?.length ?? 0) > 0) ext.kind = 'skills';
@@ -210,7 +210,7 @@ export class ManifestDiscovery {
         return problem(
           DiagnosticCode.EXEC_MISSING,
           'error',
-          `${manifestPath}: "exec" is required (the program to run, relative to the manifest) or "url" (a remote extension), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
+          `${manifestPath}: "exec" is required (the program to run, relative to the manifest) , "url" (a remote extension) or "mcp" (an MCP server), unless the extension ships theme.json, themes/theme.json or a "skills" list`,
           manifestPath,
           name,
         );

@@ -27,8 +27,8 @@ export function plainManifest(value: unknown): Manifest | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const m = value as Json;
   if (Object.prototype.hasOwnProperty.call(m, '__proto__')) return undefined;
-  // A remote extension's fields and a sandbox request (rare) are the schema's to check.
-  if (m.url !== undefined || m.headers !== undefined || m.sandbox !== undefined) return undefined;
+  // A remote extension's fields, an MCP server and a sandbox request (rare) are the schema's to check.
+  if (m.url !== undefined || m.headers !== undefined || m.mcp !== undefined || m.sandbox !== undefined) return undefined;
   const { name, exec, args, skills, env, permissions, enabled } = m;
   if (typeof name !== 'string' || nameProblem(name) !== undefined) return undefined;
   for (const key of STRINGS) if (m[key] !== undefined && typeof m[key] !== 'string') return undefined;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { nameProblem } from './limits.js';
+import { type McpServerConfig, mcpProblem } from './mcp.js';
 import { headersProblem, urlProblem } from './remote.js';
 
 // The constants and the name rule live in limits.ts (no zod there: the main entry imports them).
@@ -44,6 +45,17 @@ export const Manifest = z.looseObject({
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     }),
   ),
+  /**
+   * An MCP server as the extension (docs/mcp.md), instead of `exec` or `url`: `{"command", "args",
+   * "env"}` spawns it (stdio), `{"url", "headers"}` reaches it over Streamable HTTP; `"prefix"` goes
+   * before its tool names.
+   */
+  mcp: opt(
+    z.custom<McpServerConfig>().superRefine((value, ctx) => {
+      const problem = mcpProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
   /** Extra argv passed to `exec`. */
   args: opt(z.array(z.string())),
   /** Informational (`go`, `python`, `typescript`, ...). */
@@ -78,7 +90,9 @@ export const Manifest = z.looseObject({
   /** `false` disables the extension without removing it. @default true */
   enabled: z.preprocess((v) => (v === null ? undefined : v), z.boolean().default(true)),
 }).superRefine((manifest, ctx) => {
-  if (manifest.exec !== undefined && manifest.url !== undefined) {
+  if (manifest.mcp !== undefined && (manifest.exec !== undefined || manifest.url !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['mcp'], message: 'use one of "exec" (a program to run), "url" (a remote extension) or "mcp" (an MCP server)' });
+  } else if (manifest.exec !== undefined && manifest.url !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'use either "exec" (a program to run) or "url" (a remote extension), not both' });
   } else if (manifest.headers !== undefined && manifest.url === undefined) {
     ctx.addIssue({ code: 'custom', path: ['headers'], message: '"headers" are sent to a remote extension only: add "url", or remove them' });

@@ -221,6 +221,10 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
       progressLine(line, this.gate?.codec, this.connection, this, decoded.value);
       return;
     }
+    if (problem.kind === 'unknown_type' && problem.type === 'unregister_tool' && this.state === 'running' && this.capabilities.includes('unregister')) {
+      this.unregisterLine(line, decoded.value);
+      return;
+    }
     this.stats.badLines++;
     const message = this.problemMessage(problem, line);
     if (problem.kind === 'invalid' && problem.id !== undefined && this.connection.has(problem.id)) {
@@ -231,6 +235,18 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     }
     const code = ({ not_json: 'NOT_JSON', not_object: 'NOT_OBJECT', unknown_type: 'UNKNOWN_TYPE', invalid: 'INVALID_FRAME' } as const)[problem.kind];
     this.diagnose(code, message);
+  }
+
+  /** An `unregister_tool` line of an extension that negotiated "unregister": its one field checked here. */
+  private unregisterLine(line: string, value: Record<string, unknown> | undefined): void {
+    const name = value?.name;
+    this.stats.framesIn++;
+    if (typeof name === 'string' && name !== '') {
+      this.watcher?.processFrame({ type: 'unregister_tool', name });
+      return;
+    }
+    this.stats.badLines++;
+    this.diagnose('INVALID_FRAME', `invalid unregister_tool frame (name: a non-empty string): ${preview(line)}`);
   }
 
   /**

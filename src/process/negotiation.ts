@@ -10,9 +10,9 @@ import type { HostInfo, ProcessDiagnostic } from './types.js';
 export type { ProtocolCapability };
 
 /** What the host grants when asked, unless told otherwise: `trace` only with tracing on (see TRACING_CAPABILITIES). */
-export const HOST_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress'];
+export const HOST_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress', 'unregister'];
 /** What a host with tracing on grants. */
-export const TRACING_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress', 'trace'];
+export const TRACING_CAPABILITIES: readonly ProtocolCapability[] = ['cancel', 'progress', 'trace', 'unregister'];
 
 /**
  * The negotiated subset of `declared` (hello.capabilities) among `offered`, in the offered order;

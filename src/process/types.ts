@@ -1,7 +1,7 @@
 // The options, events and diagnostics of one extension connection (ExtensionProcess).
 import type { ProtocolCapability } from '../protocol/names.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
-import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
+import type { ExtensionFrame, ProgressFrame, UnregisterToolFrame } from '../protocol/frames.js';
 import type { Launch } from '../transport/create.js';
 
 export interface ProcessTimeouts {
@@ -97,7 +97,8 @@ export interface ProcessEvents {
  * before the events' listeners: no listener record per event per extension.
  */
 export interface ProcessWatcher {
-  processFrame(frame: ExtensionFrame): void;
+  /** Also the negotiated `unregister_tool` (not a 'frame' event: ProcessEvents lists zot's frames only). */
+  processFrame(frame: ExtensionFrame | UnregisterToolFrame): void;
   processDiagnostic(diagnostic: ProcessDiagnostic): void;
   processProgress(frame: ProgressFrame, request: RequestFrame<RequestType>): void;
   processExit(info: ExitInfo): void;

@@ -49,6 +49,7 @@ const EXTENSION_FRAMES: Readonly<Record<ExtensionFrameTypeName, Shape>> = {
       namespace_instructions: 'string',
       exposure: 'string',
       replay: 'string',
+      annotations: 'json',
     },
     'name',
   ),

@@ -78,6 +78,12 @@ export const RegisterToolFrame = z.object({
   exposure: opt(z.string()),
   /** `never` (also `""`), `safe`, `idempotent`, `reconcile`; another value is taken as `never` with a diagnostic. */
   replay: opt(z.string()),
+  /**
+   * Ours (docs/protocol.md): hints about the tool's behaviour, as MCP's tool annotations
+   * (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, `title`); any JSON, the
+   * host keeps a JSON object and ignores anything else.
+   */
+  annotations: opt(z.unknown()),
 });
 export type RegisterToolFrame = z.infer<typeof RegisterToolFrame>;
 
@@ -279,6 +285,13 @@ export const ProgressFrame = z.object({
   total: opt(z.number().finite()),
 });
 export type ProgressFrame = z.infer<typeof ProgressFrame>;
+
+/**
+ * Capability "unregister" (docs/protocol.md): the extension withdraws a tool it registered (an MCP
+ * server's `tools/list_changed`). Not in ExtensionFrame, accepted only once negotiated.
+ */
+export const UnregisterToolFrame = z.object({ type: z.literal('unregister_tool'), name: z.string().min(1) });
+export type UnregisterToolFrame = z.infer<typeof UnregisterToolFrame>;
 export type ExtensionFrameType = ExtensionFrame['type'];
 
 // ---------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ export type HostFrameTypeName = (typeof HOST_FRAME_TYPE_NAMES)[number];
  * Extensions to the zot protocol (docs/protocol.md), each sent only to or accepted only from an
  * extension that declared it in `hello.capabilities`: the capability names, and the frames they add.
  */
-export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace'] as const;
+export const PROTOCOL_CAPABILITIES = ['cancel', 'progress', 'trace', 'unregister'] as const;
 export type ProtocolCapability = (typeof PROTOCOL_CAPABILITIES)[number];
 /**
  * Capabilities zot itself reads from `hello.capabilities` (upstream, after the spec snapshot;
@@ -64,8 +64,8 @@ export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel', 'tool_
 /** What `hello_ack.capabilities` may list: the negotiated extensions of ours, and zot's `call_tool`. */
 export const HELLO_ACK_CAPABILITIES = [...PROTOCOL_CAPABILITIES, 'call_tool'] as const;
 export type HelloAckCapability = (typeof HELLO_ACK_CAPABILITIES)[number];
-/** Extension -> host frames added by a capability (`progress`). */
-export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress'] as const;
+/** Extension -> host frames added by a capability (`progress`; `unregister_tool` of `unregister`). */
+export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress', 'unregister_tool'] as const;
 
 /** Lifecycle events an extension may observe. */
 export const EVENT_NAMES = [

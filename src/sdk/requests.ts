@@ -37,7 +37,8 @@ export function withProtocolExtensions(capabilities: readonly string[], callTool
   const out = [...capabilities];
   if (callTool && !out.includes('call_tool')) out.push('call_tool');
   // Declared in every `hello`, after the usual capabilities.
-  for (const cap of PROTOCOL_CAPABILITIES) if (!out.includes(cap)) out.push(cap);
+  // Not `unregister`: the SDK has no way to withdraw a tool (yet).
+  for (const cap of PROTOCOL_CAPABILITIES) if (cap !== 'unregister' && !out.includes(cap)) out.push(cap);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Which transport a launch gets. A new kind of extension is a Launch variant and a case here.
 import type { ExtensionLog } from './log.js';
 import type { ChildHandle } from './child.js';
+import type { McpServerConfig } from '../manifest/mcp.js';
+import { McpTransport } from './mcp.js';
 import type { SandboxLaunch } from './sandbox.js';
 import { MemoryTransport } from './memory.js';
 import { StdioTransport } from './stdio.js';
@@ -20,6 +22,15 @@ export type Launch =
       env?: NodeJS.ProcessEnv | undefined;
       pingIntervalMs?: number | undefined;
       pingTimeoutMs?: number | undefined;
+    }
+  | {
+      /** An MCP server (docs/mcp.md): spawned (stdio) or reached over Streamable HTTP, through the MCP adapter. */
+      kind: 'mcp';
+      server: McpServerConfig;
+      /** A spawned server's environment; where `env:NAME` header values come from. @default process.env */
+      env?: NodeJS.ProcessEnv | undefined;
+      /** A stdio server's OS sandbox (docs/security.md); an HTTP server has none. */
+      sandbox?: SandboxLaunch | undefined;
     };
 
 export interface TransportContext {
@@ -48,5 +59,7 @@ export function createTransport(launch: Launch, context: TransportContext): Tran
       const { url, headers, env, pingIntervalMs, pingTimeoutMs } = launch;
       return new WebSocketTransport({ name: context.name, url, headers, env, log: context.log, maxFrameBytes, connectMs: context.connectMs, shutdownMs, killMs, pingIntervalMs, pingTimeoutMs });
     }
+    case 'mcp':
+      return new McpTransport({ name: context.name, dir: context.dir, server: launch.server, env: launch.env, sandbox: launch.sandbox, log: context.log, maxFrameBytes, shutdownMs, killMs });
   }
 }

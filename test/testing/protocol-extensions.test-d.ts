@@ -4,7 +4,7 @@ import type { ProgressRecord, ProtocolCapability, TestCallOptions, TestHost, Tes
 describe('test kit types: protocol extensions', () => {
   it('types capabilities, call options and progress records', () => {
     expectTypeOf<TestHostOptions['capabilities']>().toEqualTypeOf<readonly ProtocolCapability[] | undefined>();
-    expectTypeOf<ProtocolCapability>().toEqualTypeOf<'cancel' | 'progress' | 'trace'>();
+    expectTypeOf<ProtocolCapability>().toEqualTypeOf<'cancel' | 'progress' | 'trace' | 'unregister'>();
     expectTypeOf<TestCallOptions['signal']>().toEqualTypeOf<AbortSignal | undefined>();
     expectTypeOf<TestCallOptions['traceparent']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<TestCallOptions['onProgress']>().toEqualTypeOf<((progress: ProgressRecord) => void) | undefined>();
