@@ -4,7 +4,7 @@
 // written, or when the connection ends (settle-all).
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { encodeFrame } from '../protocol/encode.js';
+import { encodeFrame } from '../protocol/frame-check.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';

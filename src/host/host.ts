@@ -9,7 +9,7 @@ import { resolveHome } from '../manifest/home.js';
 import { nameKey } from '../manifest/limits.js';
 import { KNOWN_EVENTS } from '../protocol/names.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
-import type { HostContext, LoadedExtension } from './context.js';
+import { type HostContext, type LoadedExtension, Registry } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
 import { InterceptWarnings, extensionSteps } from './interceptors.js';
 import { onExtensionExit, restartByHand } from './lifecycle.js';
@@ -18,7 +18,6 @@ import { DEFAULT_TIMEOUTS, modelInput, timeoutsOf, validateOptions } from './opt
 import { Embedder, HostDiagnostics } from './outlet.js';
 import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.js';
 import { announceTools, listCommands, listTools } from './registrations.js';
-import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, LifecycleEvent, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
 

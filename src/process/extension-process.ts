@@ -5,8 +5,7 @@ import { Connection, type ConnectionOptions } from '../connection/connection.js'
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
-import { decodeLine, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/decode-line.js';
-import { encodeFrame } from '../protocol/encode.js';
+import { decodeLine, encodeFrame, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/frame-check.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
 import type { Transport, TransportExit, TransportFault, TransportWatcher } from '../transport/transport.js';
