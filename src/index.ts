@@ -152,8 +152,8 @@ export type {
 } from './protocol/frames.js';
 export { LineDecoder } from './protocol/decoder.js';
 export type { LineDecoderOptions } from './protocol/decoder.js';
-export { encodeFrame } from './protocol/encode.js';
-export type { DecodedFrame, FrameProblem } from './protocol/decode-line.js';
+export { encodeFrame } from './protocol/frame-check.js';
+export type { DecodedFrame, FrameProblem } from './protocol/frame-check.js';
 export { DEFAULT_MAX_FRAME_BYTES, MAX_SYSTEM_PROMPT_BYTES, PROTOCOL_VERSION } from './protocol/limits.js';
 
 export { VERSION } from './version.js';

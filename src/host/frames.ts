@@ -3,8 +3,7 @@
 // lifecycle events emit() sends to the extensions subscribed to them.
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { encodeFrame } from '../protocol/encode.js';
-import { eventProblem } from '../protocol/frame-check.js';
+import { encodeFrame, eventProblem } from '../protocol/frame-check.js';
 import type { ExtensionFrame, PanelRenderFrame, UnregisterToolFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { NOTIFY_LEVELS, type NotifyLevel } from '../protocol/names.js';

@@ -9,16 +9,15 @@ import { resolveHome } from '../manifest/home.js';
 import { nameKey } from '../manifest/limits.js';
 import { KNOWN_EVENTS } from '../protocol/names.js';
 import { callTool, runCommand, toolProgressEvent } from './calls.js';
-import type { HostContext, LoadedExtension } from './context.js';
+import { type HostContext, type LoadedExtension, Registry } from './context.js';
 import { routeFrame, sendEvent } from './frames.js';
 import { InterceptWarnings, extensionSteps } from './interceptors.js';
 import { onExtensionExit, restartByHand } from './lifecycle.js';
-import { loadExtensions, respawnExtension, startReport, unloadExtensions } from './loader.js';
+import { loadExtensions, respawnExtension, startReport, tapFrames, unloadExtensions } from './loader.js';
 import { DEFAULT_TIMEOUTS, modelInput, timeoutsOf, validateOptions } from './options.js';
 import { Embedder, HostDiagnostics } from './outlet.js';
 import { ClosedPanels, closePanelByUser, openPanels, panelKey } from './panels.js';
 import { announceTools, listCommands, listTools } from './registrations.js';
-import { Registry } from './registry.js';
 import { startTracing } from './tracing.js';
 import { TrustSession } from './trust.js';
 import type { CommandInfo, CommandOutcome, ExtensionHostOptions, ExtensionInfo, HostCallOptions, HostDiagnostic, HostEvents, LifecycleEvent, PanelCallOptions, PanelKey, StartReport, ToolInfo, ToolResult } from './types.js';
@@ -282,6 +281,23 @@ export class ExtensionHost extends EventEmitter<HostEvents> {
    */
   sendEvent<N extends string>(event: { event: N } & LifecycleEvent<N>): number {
     return sendEvent(this.ctx, event);
+  }
+
+  // The `frame` event costs nothing until someone listens: adding the first listener installs the tap.
+  override on<T extends keyof HostEvents>(event: T, fn: EventEmitter.EventListener<HostEvents, T>, context?: unknown): this {
+    super.on(event, fn, context);
+    if (event === 'frame') tapFrames(this.ctx);
+    return this;
+  }
+
+  override addListener<T extends keyof HostEvents>(event: T, fn: EventEmitter.EventListener<HostEvents, T>, context?: unknown): this {
+    return this.on(event, fn, context);
+  }
+
+  override once<T extends keyof HostEvents>(event: T, fn: EventEmitter.EventListener<HostEvents, T>, context?: unknown): this {
+    super.once(event, fn, context);
+    if (event === 'frame') tapFrames(this.ctx);
+    return this;
   }
 
   /** The same as `sendEvent(event)`: sends a lifecycle event to its subscribers. */

@@ -68,26 +68,23 @@ export interface StateChange {
 }
 
 export class Lifecycle {
-  private current: ExtensionState = 'starting';
+  /** The current state; moveTo() is its only writer. */
+  state: ExtensionState = 'starting';
 
   constructor(
     private readonly extension: string,
     private readonly onChange: (change: StateChange) => void,
   ) {}
 
-  get state(): ExtensionState {
-    return this.current;
-  }
-
   can(to: ExtensionState): boolean {
-    return canMove(this.current, to);
+    return canMove(this.state, to);
   }
 
   /** Moves to `to` and reports it; throws IllegalTransitionError (and changes nothing) when the table refuses. */
   moveTo(to: ExtensionState, reason?: string): void {
-    const from = this.current;
+    const from = this.state;
     if (!canMove(from, to)) throw new IllegalTransitionError(this.extension, from, to);
-    this.current = to;
+    this.state = to;
     this.onChange({ from, to, reason });
   }
 }

@@ -167,7 +167,7 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
     idPrefix: `${order}`,
     secrets: remoteEnv !== undefined ? [...security.secrets, ...headerSecrets(spec.headers, remoteEnv)] : security.secrets,
     capabilities: offeredCapabilities(ctx.tracer !== undefined, spec.memory),
-    frameTap: frameTapFor(ctx, spec.name),
+    frameTap: ctx.options.frameTap !== undefined || ctx.out.listens('frame') ? frameTapFor(ctx, spec.name) : undefined,
   });
   const ext = new LoadedExtension(order, proc, ctx, slot);
   ext.security = security;
@@ -176,8 +176,8 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
 
 /**
  * The embedder's `frameTap` and `host.on('frame')` for one extension: redacted lines without their
- * LF; a throwing tap is CALLBACK_THREW, a throwing listener LISTENER_THREW. Without the option and
- * without a listener, each line costs one listener check.
+ * LF; a throwing tap is CALLBACK_THREW, a throwing listener LISTENER_THREW. Installed only with the
+ * option or once a `frame` listener was added (tapFrames): a host that never listens pays nothing.
  */
 function frameTapFor(ctx: HostContext, name: string): (direction: 'in' | 'out', line: string) => void {
   const tap = ctx.options.frameTap;
@@ -344,4 +344,9 @@ function offeredCapabilities(tracing: boolean, memory: InMemoryExtension | undef
   const offer = memory === undefined ? undefined : memoryOffers.get(memory);
   if (offer !== undefined) return TRACING_CAPABILITIES.filter((c) => offer.includes(c));
   return tracing ? TRACING_CAPABILITIES : HOST_CAPABILITIES;
+}
+
+/** A `frame` listener was added: every loaded extension's lines reach it from now on (those started later get the tap at creation). */
+export function tapFrames(ctx: HostContext): void {
+  for (const ext of ctx.loaded) ext.process.tap ??= frameTapFor(ctx, ext.name);
 }

@@ -1,8 +1,8 @@
-// The frame schemas (zod) load only when a line needs them (decode-line.ts): the usual frames of a
+// The frame schemas (zod) load only when a line needs them (protocol/frame-check.ts): the usual frames of a
 // start and of calls are checked without them. The first line that needs them is held, with every
 // line after it, until they are loaded; then all are decoded in order. Bounded: past
 // `maxChars` held characters, lines are dropped and counted (one diagnostic).
-import { type CodecModule, type DecodedLine, decodeLine, isLineProblem, loadCodec, needsCodec } from '../protocol/decode-line.js';
+import { type CodecModule, type DecodedLine, decodeLine, isLineProblem, loadCodec, needsCodec } from '../protocol/frame-check.js';
 
 /** Held characters beyond which lines are dropped, unless one frame may be larger: then two frames. */
 export const MAX_HELD_CHARS = 8 * 1024 * 1024;

@@ -5,8 +5,7 @@ import { Connection, type ConnectionOptions } from '../connection/connection.js'
 import { DEFAULT_MAX_OUTBOUND_BYTES } from '../connection/writer.js';
 import type { CallToolResultFrame, ExtensionFrame, HelloFrame, HostFrame } from '../protocol/frames.js';
 import type { RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
-import { decodeLine, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/decode-line.js';
-import { encodeFrame } from '../protocol/encode.js';
+import { decodeLine, encodeFrame, isLineProblem, needsCodec, preview, type LineProblem } from '../protocol/frame-check.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../protocol/limits.js';
 import { createTransport } from '../transport/create.js';
 import type { Transport, TransportExit, TransportFault, TransportWatcher } from '../transport/transport.js';
@@ -71,7 +70,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   private gate: CodecGate | undefined;
 
   /** The embedder's frame tap (ConnectionOptions.tap for `out`; lineIn for `in`). */
-  readonly tap: ((direction: 'in' | 'out', line: string) => void) | undefined;
+  tap: ((direction: 'in' | 'out', line: string) => void) | undefined;
 
   constructor(options: ExtensionProcessOptions) {
     super(options);

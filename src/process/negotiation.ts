@@ -1,7 +1,7 @@
 // The protocol extensions this host speaks (docs/protocol.md, "Extensions to the zot protocol").
 import type { Connection } from '../connection/connection.js';
 import type { RequestFrame, RequestType } from '../connection/requests.js';
-import { type CodecModule, decodeProgress, isLineProblem, needsCodec } from '../protocol/decode-line.js';
+import { type CodecModule, decodeProgress, isLineProblem, needsCodec } from '../protocol/frame-check.js';
 import type { HelloAckFrame, ProgressFrame } from '../protocol/frames.js';
 import { PROTOCOL_VERSION } from '../protocol/limits.js';
 import { PROTOCOL_CAPABILITIES, type ProtocolCapability, UPSTREAM_CAPABILITIES, type UpstreamCapability } from '../protocol/names.js';

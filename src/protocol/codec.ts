@@ -1,11 +1,10 @@
-// The zod path of the frame decoder (see decode-line.ts, the one entry point), loaded on first use.
+// The zod path of the frame decoder (see decodeLine() in frame-check.ts, the one entry point), loaded on first use.
 import type { z } from 'zod';
-import { type CodecModule, type DecodedFrame, type DecodedLine, LineProblem, decodeLine, toDecodedFrame } from './decode-line.js';
+import { type CodecModule, type DecodedFrame, type DecodedLine, LineProblem, decodeLine, toDecodedFrame } from './frame-check.js';
 import { ExtensionFrame, ProgressFrame } from './frames.js';
 
-export { encodeFrame } from './encode.js';
-export { preview } from './decode-line.js';
-export type { DecodedFrame, FrameProblem } from './decode-line.js';
+export { encodeFrame, preview } from './frame-check.js';
+export type { DecodedFrame, FrameProblem } from './frame-check.js';
 
 /** Human-readable summary of a zod error: `path: message; path: message`. */
 export function describeIssues(error: z.ZodError): string {

@@ -1,6 +1,8 @@
 /**
- * The host's one zod-free frame checker, table-driven: one shape per frame type named in names.ts
- * (`EXTENSION_FRAMES`, typed by `ExtensionFrameTypeName`, so a new name needs a shape), the
+ * The wire without zod, both ways: `encodeFrame()` makes a frame one line, and `decodeLine()` makes
+ * one line from an extension a frame, or a `LineProblem` saying why it is not one (end of file).
+ * Between them sits the host's one frame checker, table-driven: one shape per frame type named in
+ * names.ts (`EXTENSION_FRAMES`, typed by `ExtensionFrameTypeName`, so a new name needs a shape), the
  * `progress` frame, and the fields of each known event (`EVENT_FIELDS`, by `EventName`).
  *
  * Why not zod: importing zod costs ~100 ms and ~11 MB of RSS (docs/performance.md), which a program
@@ -8,12 +10,12 @@
  * The zod schemas of frames.ts stay the only public definition of the wire types; this checker takes
  * the plain valid shape of a frame, in which the schema's output is the input itself, and returns the
  * parsed object as it is. Anything else (a `null`, an unknown key, a wrong type) is `undefined`: the
- * schema decides and words the problem (decode-line.ts). test/protocol/frame-check.test.ts holds the
- * two in agreement, frame type by frame type.
+ * schema decides and words the problem (codec.ts, loaded on first use). test/protocol/frame-check.test.ts
+ * holds the two in agreement, frame type by frame type.
  */
 import type { ExtensionFrame, HelloFrame, ProgressFrame } from './frames.js';
 import { MAX_PROGRESS_MESSAGE } from './limits.js';
-import { type EventName, type ExtensionFrameTypeName, KNOWN_ACTIONS, KNOWN_EVENTS } from './names.js';
+import { EXTENSION_FRAME_TYPES, type EventName, type ExtensionFrameTypeName, KNOWN_ACTIONS, KNOWN_EVENTS } from './names.js';
 
 type Json = Record<string, unknown>;
 
@@ -271,4 +273,151 @@ export function eventProblem(event: Record<string, unknown>): string | undefined
     if (!fitsEventField(value, kind)) return `${name} ${optional ? 'takes' : 'needs'} ${field}: ${EXPECTED[kind]}, got ${shown(value)}`;
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding: one line from an extension, once
+// ---------------------------------------------------------------------------------------------
+//
+// Every line goes through decodeLine() once:
+//
+// 1. `JSON.parse` (a failure is `not_json`), an object check (`not_object`) and a known `type`
+//    (`unknown_type`, from names.ts);
+// 2. the frame checker above: a frame in its plain valid shape is returned as parsed, without zod,
+//    so that a usual start and usual calls need no schema at all;
+// 3. the zod path (codec.ts): everything else is checked by the frame schemas of frames.ts, the only
+//    definition of the wire types, which also word the `invalid` problems.
+//
+// The zod path is loaded on first use, by `loadCodec()` (why: the top of this file). Until it is
+// loaded, a frame that needs it is an `invalid` problem that `needsCodec()` recognises (never a
+// throw): the process layer then holds that line and the ones after it, loads the codec and decodes
+// them in order.
+
+export type FrameProblem =
+  | { kind: 'not_json'; message: string }
+  | { kind: 'not_object'; message: string }
+  | { kind: 'unknown_type'; message: string; type: string }
+  | { kind: 'invalid'; message: string; type: string; id?: string | undefined };
+
+export type DecodedFrame = { ok: true; frame: ExtensionFrame } | { ok: false; problem: FrameProblem };
+
+/**
+ * A line that is not a valid frame, shaped as the failed `DecodedFrame`. It has no `type`, which
+ * every frame has (a string): `isLineProblem()` tells the two apart by that one field, several
+ * times cheaper per frame than `instanceof` on the many shapes of parsed frames.
+ */
+export class LineProblem {
+  readonly type: undefined = undefined;
+  readonly ok = false as const;
+  /**
+   * `unchecked`: only a problem because there was no codec (see needsCodec). `value`: the parsed
+   * object of an `unknown_type` line, so that a `progress` line is not parsed again.
+   */
+  constructor(
+    readonly problem: FrameProblem,
+    readonly unchecked = false,
+    readonly value: Record<string, unknown> | undefined = undefined,
+  ) {}
+}
+
+/** What `decodeLine()` returns: the frame, or why the line is not one. */
+export type DecodedLine = ExtensionFrame | LineProblem;
+
+/** True when `decoded` is a problem, not a frame. */
+export function isLineProblem(decoded: { readonly type: unknown } | LineProblem): decoded is LineProblem {
+  return decoded.type === undefined;
+}
+
+/** The zod path, as `loadCodec()` resolves it (codec.ts). */
+export interface CodecModule {
+  /** The schema's verdict on a parsed object whose `type` is a known extension frame type. */
+  schemaFrame(value: Record<string, unknown>, type: string): DecodedLine;
+  /** The `progress` schema's verdict (capability "progress"). */
+  progressFrame(value: Record<string, unknown>): ProgressFrame | LineProblem;
+}
+
+let loading: Promise<CodecModule> | undefined;
+
+/** Loads the zod path (codec.ts, and with it zod) once, on first use (why: the top of this file); every call returns the same promise. */
+export function loadCodec(): Promise<CodecModule> {
+  return (loading ??= import('./codec.js'));
+}
+
+const PREVIEW = 120;
+
+const NOT_LOADED = (type: string) => `${type} frame not checked: the frame schemas are not loaded`;
+
+/** True when `decoded` is only a problem because `decodeLine()` had no codec: decode the line again with it. */
+export function needsCodec(decoded: LineProblem): boolean {
+  return decoded.unchecked;
+}
+
+/** A short, printable excerpt of a line for diagnostics. */
+export function preview(text: string): string {
+  const oneLine = text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
+  return JSON.stringify(oneLine);
+}
+
+/**
+ * One line from an extension as a frame, or a `LineProblem`. Never throws. `codec` is the loaded
+ * zod path (see above); `fastPath: false` sends every frame through it (for tests).
+ */
+export function decodeLine(line: string, codec: CodecModule | undefined, fastPath = true): DecodedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return new LineProblem({ kind: 'not_json', message: `not JSON (${(err as Error).message}): ${preview(line)}` });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return new LineProblem({ kind: 'not_object', message: `not a JSON object: ${preview(line)}` });
+  }
+  const { type } = value as { type?: unknown };
+  if (typeof type !== 'string' || !EXTENSION_FRAME_TYPES.has(type)) {
+    const shown = typeof type === 'string' ? type : String(type);
+    return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` }, false, value as Record<string, unknown>);
+  }
+  if (fastPath) {
+    const frame = checkFrame(value as Record<string, unknown>, type as ExtensionFrameTypeName);
+    if (frame !== undefined) return frame;
+  }
+  if (codec === undefined) {
+    const id = (value as { id?: unknown }).id;
+    return new LineProblem({ kind: 'invalid', type, message: NOT_LOADED(type), id: typeof id === 'string' ? id : undefined }, true);
+  }
+  return codec.schemaFrame(value as Record<string, unknown>, type);
+}
+
+/**
+ * A `progress` line (decodeLine() calls it an unknown type: it is one for a plain zot extension),
+ * from an extension that negotiated "progress", as the parsed object decodeLine() kept in its
+ * problem (`LineProblem.value`): the frame, or why it is not a valid one.
+ */
+export function decodeProgress(value: Record<string, unknown>, codec: CodecModule | undefined): ProgressFrame | LineProblem {
+  const plain = checkProgress(value);
+  if (plain !== undefined) return plain;
+  if (codec === undefined) return new LineProblem({ kind: 'invalid', type: 'progress', message: NOT_LOADED('progress') }, true);
+  return codec.progressFrame(value);
+}
+
+/** `decodeLine()`'s result as a `DecodedFrame` (a plain object either way). */
+export function toDecodedFrame(decoded: DecodedLine): DecodedFrame {
+  return isLineProblem(decoded) ? { ok: false, problem: decoded.problem } : { ok: true, frame: decoded };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding: host -> extension
+// ---------------------------------------------------------------------------------------------
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * One JSON object + LF. U+2028/U+2029 are escaped so that readers which treat them as line breaks
+ * (readline, some editors' tooling) still see one frame per line; the JSON value is unchanged.
+ */
+export function encodeFrame(frame: object): string {
+  const json = JSON.stringify(frame);
+  // indexOf, not the regexp alone: a regexp costs ~100 ns per line even when it cannot match.
+  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
+  return `${json.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
 }

@@ -1,7 +1,7 @@
-/** Parsing of host -> extension lines, the mirror of protocol/decode-line's decodeLine. */
+/** Parsing of host -> extension lines, the mirror of protocol/frame-check's decodeLine. */
 import { z } from 'zod';
 import { describeIssues } from '../protocol/codec.js';
-import { preview } from '../protocol/decode-line.js';
+import { preview } from '../protocol/frame-check.js';
 import {
   AssistantMessageEvent,
   AssistantMessageIntercept,

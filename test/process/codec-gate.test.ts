@@ -2,7 +2,7 @@
 // is bounded (a flood while the schemas load is dropped and counted, never buffered without end).
 import { describe, expect, it } from 'vitest';
 import { CodecGate, MAX_HELD_CHARS } from '../../src/process/codec-gate.js';
-import { isLineProblem, type DecodedLine } from '../../src/protocol/decode-line.js';
+import { isLineProblem, type DecodedLine } from '../../src/protocol/frame-check.js';
 import { WAIT_MS, withDeadline } from '../helpers/wait.js';
 
 function gate() {

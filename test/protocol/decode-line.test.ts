@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as codec from '../../src/protocol/codec.js';
-import { LineProblem, decodeLine, loadCodec, toDecodedFrame } from '../../src/protocol/decode-line.js';
+import { LineProblem, decodeLine, loadCodec, toDecodedFrame } from '../../src/protocol/frame-check.js';
 import { EXTENSION_FRAME_TYPE_NAMES } from '../../src/protocol/names.js';
 
 // Values that are sometimes right and often subtly wrong for a field.

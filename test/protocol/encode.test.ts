@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeFrame } from '../../src/protocol/encode.js';
+import { encodeFrame } from '../../src/protocol/frame-check.js';
 
 const SEP = ['', '\u2028', '\u2029', 'a\u2028b'];
 

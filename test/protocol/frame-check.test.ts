@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeExtensionFrame } from '../../src/protocol/codec.js';
-import { decodeLine, isLineProblem, needsCodec } from '../../src/protocol/decode-line.js';
+import { decodeLine, isLineProblem, needsCodec } from '../../src/protocol/frame-check.js';
 import { checkFrame, checkProgress, eventProblem } from '../../src/protocol/frame-check.js';
 import { EventFrame, ExtensionFrame, ProgressFrame } from '../../src/protocol/frames.js';
 import { MAX_PROGRESS_MESSAGE } from '../../src/protocol/limits.js';
