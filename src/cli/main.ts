@@ -4,6 +4,7 @@ import { doctor } from './commands/doctor.js';
 import { install } from './commands/install.js';
 import { list } from './commands/list.js';
 import { logs } from './commands/logs.js';
+import { mcp } from './commands/mcp.js';
 import { create } from './commands/new.js';
 import { disable, enable, remove } from './commands/manage.js';
 import { run } from './commands/run.js';
@@ -15,7 +16,7 @@ import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 
-const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, serve, create];
+const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, serve, mcp, create];
 
 /**
  * The `zot-ext` command line. Returns the exit code: 0 ok, 1 an extension or the command failed,

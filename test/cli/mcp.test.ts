@@ -1,0 +1,164 @@
+// `zot-ext mcp` driven by the MCP TypeScript SDK's own client (@modelcontextprotocol/sdk 1.x, software
+// nobody here wrote): the built CLI serving fixtures/mcp-server/mcp-demo and the lazy-guard
+// interceptor, over stdio and over Streamable HTTP.
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, ROOT, tempDir } from '../helpers/fixtures.js';
+import { leakedProcesses, MARKER_VAR } from '../helpers/processes.js';
+import { withDeadline, WAIT_MS } from '../helpers/wait.js';
+import { CliProcess, killRunningClis } from './cli.js';
+
+const DEMO = path.join(FIXTURES, 'mcp-server', 'mcp-demo');
+const GUARD = path.join(FIXTURES, 'intercept', 'lazy-guard');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const MARKER = `mcp-${process.pid}`;
+
+let home: { dir: string; cleanup: () => void };
+beforeAll(() => {
+  home = tempDir('zot-ext-mcp-');
+});
+afterAll(() => home.cleanup());
+
+const clients = new Set<Client>();
+afterEach(async () => {
+  await Promise.all([...clients].map((c) => c.close().catch(() => undefined)));
+  clients.clear();
+  await killRunningClis();
+  expect(await leakedProcesses(MARKER)).toEqual([]);
+});
+
+interface Stdio {
+  client: Client;
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+  /** Resolves once stderr matches; rejects after WAIT_MS. */
+  waitForStderr: (pattern: RegExp) => Promise<void>;
+  /** Errors the client's transport reported (a line on stdout that is not MCP would be one). */
+  errors: Error[];
+}
+
+/** `node dist/cli.js mcp <args>` under the SDK's StdioClientTransport, connected. */
+async function stdio(args: string[]): Promise<Stdio> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args, '--home', home.dir, '--cwd', home.dir],
+    env: { ...getDefaultEnvironment(), [MARKER_VAR]: MARKER },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  transport.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const l of listeners) l();
+  });
+  const waitForStderr = (pattern: RegExp) =>
+    withDeadline<void>(`${String(pattern)} on stderr`, WAIT_MS, (resolve) => {
+      const check = () => (pattern.test(stderr) ? resolve() : undefined);
+      listeners.add(check);
+      check();
+      return () => listeners.delete(check);
+    });
+  const errors: Error[] = [];
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  clients.add(client);
+  await client.connect(transport);
+  transport.onerror = (err) => errors.push(err);
+  // The SDK keeps its child private; the test needs its exit code.
+  const child = (transport as unknown as { _process: ChildProcess })._process;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return { client, child, exited, stderr: () => stderr, waitForStderr, errors };
+}
+
+function texts(result: CallToolResult | unknown): string[] {
+  return (result as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`));
+}
+
+describe('zot-ext mcp over stdio (MCP SDK client)', () => {
+  it('serves tools with their schemas, every result kind, progress, interceptors, prompts and list_changed; exits 0 at stdin EOF', { timeout: 20_000 }, async () => {
+    const { client, child, exited, stderr, waitForStderr, errors } = await stdio([DEMO, GUARD]);
+    expect(client.getServerVersion()?.name).toBe('zot-ext');
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true } });
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'shell', 'slow', 'grow']);
+    expect(tools[0]).toMatchObject({
+      name: 'echo',
+      description: 'Echoes text.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'what to echo' } }, required: ['text'] },
+      outputSchema: { type: 'object', properties: { echoed: { type: 'string' } }, required: ['echoed'] },
+    });
+
+    // text + structured content (checked by the client against the output schema), markdown, an image, an error.
+    const echo = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(echo).toMatchObject({ content: [{ type: 'text', text: 'hi' }], structuredContent: { echoed: 'hi' } });
+    expect(echo.isError).toBeFalsy();
+    expect(texts(await client.callTool({ name: 'md', arguments: {} }))).toEqual(['# Title\n\n*done*']);
+    const pixel = await client.callTool({ name: 'pixel', arguments: {} });
+    expect(pixel.content).toEqual([{ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) as unknown }]);
+    const fail = await client.callTool({ name: 'fail', arguments: {} });
+    expect(fail).toMatchObject({ isError: true, content: [{ type: 'text', text: 'it failed' }] });
+
+    // Progress: the extension's reports arrive as notifications/progress for the client's token.
+    const progress: Progress[] = [];
+    const slow = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(texts(slow)).toEqual(['done 3']);
+    // The SDK client (1.x) handles a notification a microtask after a response read from the same
+    // chunk, and by then it has forgotten the request: the last report may be lost on its side.
+    const all = [1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` }));
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress).toEqual(all.slice(0, progress.length));
+
+    // The intercept chain: lazy-guard blocks a command with rm -rf, lets others through.
+    expect(texts(await client.callTool({ name: 'shell', arguments: { command: 'ls' } }))).toEqual(['would run: ls']);
+    const blocked = await client.callTool({ name: 'shell', arguments: { command: 'rm -rf /' } });
+    expect(blocked.isError).toBe(true);
+    expect(texts(blocked).join(' ')).toContain('lazy-guard: rm -rf');
+
+    // Cancel: the client aborts, MCP's notifications/cancelled becomes the extension's cancel frame.
+    const controller = new AbortController();
+    const first = new Promise<void>((resolve) => {
+      const call = client.callTool({ name: 'slow', arguments: { steps: 1000, ms: 20 } }, undefined, { signal: controller.signal, onprogress: () => resolve() });
+      call.catch(() => undefined);
+    });
+    await first;
+    controller.abort();
+    await waitForStderr(/\[mcp-demo\] info: cancel \S+ aborted/);
+
+    // Prompts: a command's prompt and what it submitted; a display; a panel cannot be shown.
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['greet', 'note', 'panel']);
+    expect(prompts[0]).toMatchObject({ description: 'Greets someone', arguments: [{ name: 'args', required: false }] });
+    const greet = await client.getPrompt({ name: 'greet', arguments: { args: 'Ada' } });
+    expect(greet.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Say hello to Ada' } },
+      { role: 'user', content: { type: 'text', text: 'and say it twice' } },
+    ]);
+    expect((await client.getPrompt({ name: 'note' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'a note' } }]);
+    await expect(client.getPrompt({ name: 'panel' })).rejects.toThrow(/opens a panel/);
+
+    // A tool registered later: notifications/tools/list_changed, and the list has it.
+    const changed = withDeadline<void>('tools/list_changed', WAIT_MS, (resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+      return () => undefined;
+    });
+    await client.callTool({ name: 'grow', arguments: {} });
+    await changed;
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('extra');
+
+    // Nothing but MCP on stdout; stdin EOF stops the host and exits 0.
+    expect(errors).toEqual([]);
+    child.stdin!.end();
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(stderr()).toContain('zot-ext mcp: stopped');
+    expect(stderr()).toMatch(/loaded mcp-demo \(explicit\): 7 tools/);
+  });
+});
