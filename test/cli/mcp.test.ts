@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, tempDir } from '../helpers/fixtures.js';
 import { leakedProcesses, MARKER_VAR } from '../helpers/processes.js';
 import { withDeadline, WAIT_MS } from '../helpers/wait.js';
-import { CliProcess, killRunningClis } from './cli.js';
+import { CliProcess, killRunningClis, runProgram } from './cli.js';
 
 const DEMO = path.join(FIXTURES, 'mcp-server', 'mcp-demo');
 const GUARD = path.join(FIXTURES, 'intercept', 'lazy-guard');
@@ -160,5 +160,73 @@ describe('zot-ext mcp over stdio (MCP SDK client)', () => {
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(stderr()).toContain('zot-ext mcp: stopped');
     expect(stderr()).toMatch(/loaded mcp-demo \(explicit\): 7 tools/);
+  });
+});
+
+describe('zot-ext mcp: deadlines and signals', () => {
+  it('a call past --timeout is an MCP error result; SIGTERM stops the host and exits 0', { timeout: 15_000 }, async () => {
+    const { client, child, exited, stderr, waitForStderr } = await stdio([DEMO, '--timeout', '300']);
+    const late = await client.callTool({ name: 'slow', arguments: { steps: 1000, ms: 20 } });
+    expect(late.isError).toBe(true);
+    expect(texts(late).join(' ')).toMatch(/^mcp-demo did not answer tool_call within 300 ms; see \S+ext-mcp-demo\.log$/);
+    // The extension is told: the host cancels the call it gave up on.
+    await waitForStderr(/\[mcp-demo\] info: cancel \S+ timeout/);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(stderr()).toContain('zot-ext mcp: stopped');
+  });
+});
+
+describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
+  it('needs the bearer token, refuses a foreign Origin, lists and calls with progress and list_changed; SIGTERM exits 0', { timeout: 20_000 }, async () => {
+    const cli = new CliProcess(['mcp', '--http', DEMO, GUARD, '--home', home.dir, '--cwd', home.dir], { env: { [MARKER_VAR]: MARKER }, timeoutMs: 18_000 });
+    await cli.waitFor(/^token \S+\n/m);
+    const url = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(cli.stdout)![1]!;
+    const token = /^token (\S+)$/m.exec(cli.stdout)![1]!;
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+    const anonymous = await fetch(url, { method: 'POST', headers, body: initialize });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    const wrong = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: 'Bearer nope' }, body: initialize });
+    expect(wrong.status).toBe(401);
+    const foreign = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}`, Origin: 'https://evil.example' }, body: initialize });
+    expect(foreign.status).toBe(403);
+    await Promise.all([anonymous, wrong, foreign].map((r) => r.body?.cancel()));
+
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    clients.add(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'shell', 'slow', 'grow']);
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'over http' } })).toMatchObject({ content: [{ type: 'text', text: 'over http' }], structuredContent: { echoed: 'over http' } });
+    const progress: Progress[] = [];
+    expect(texts(await client.callTool({ name: 'slow', arguments: { steps: 2, ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) }))).toEqual(['done 2']);
+    expect(progress[0]).toEqual({ progress: 1, total: 2, message: 'step 1' });
+    const blocked = await client.callTool({ name: 'shell', arguments: { command: 'rm -rf ~' } });
+    expect(blocked).toMatchObject({ isError: true, content: [{ type: 'text', text: 'lazy-guard: rm -rf' }] });
+
+    const changed = withDeadline<void>('tools/list_changed over http', WAIT_MS, (resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+      return () => undefined;
+    });
+    await client.callTool({ name: 'grow', arguments: {} });
+    await changed;
+
+    process.kill(cli.pid, 'SIGTERM');
+    const result = await cli.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('zot-ext mcp: stopped');
+  });
+});
+
+describe('zot-ext mcp under the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)', () => {
+  it('lists the tools and calls one', { timeout: 20_000 }, async () => {
+    const inspector = path.join(ROOT, 'node_modules', '.bin', 'mcp-inspector');
+    const target = [process.execPath, CLI, 'mcp', DEMO, '--home', home.dir, '--cwd', home.dir];
+    const env = { [MARKER_VAR]: MARKER };
+    const call = await runProgram(inspector, ['--cli', ...target, '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'text=inspected'], { env, timeoutMs: 18_000 });
+    expect(call.code).toBe(0);
+    expect(JSON.parse(call.stdout)).toEqual({ content: [{ type: 'text', text: 'inspected' }], structuredContent: { echoed: 'inspected' } });
   });
 });
