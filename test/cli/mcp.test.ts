@@ -53,8 +53,9 @@ async function stdio(args: string[]): Promise<Stdio> {
   });
   let stderr = '';
   const listeners = new Set<() => void>();
-  transport.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
+  // stderr: 'pipe' makes it a Readable (typed as the wider Stream).
+  (transport.stderr as NodeJS.ReadableStream | null)?.setEncoding('utf8').on('data', (chunk: string | Buffer) => {
+    stderr += String(chunk);
     for (const l of listeners) l();
   });
   const waitForStderr = (pattern: RegExp) =>

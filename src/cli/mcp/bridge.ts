@@ -104,6 +104,8 @@ export class McpSessions {
       } finally {
         this.submitSinks.delete(sink);
       }
+      // A panel no MCP client can show: closed at once, as if the user closed it (the extension is told).
+      if (outcome.handled && outcome.panel !== undefined) this.options.host.closePanel(outcome.panel.panelId, { extension: outcome.extension });
       return toPromptResult(outcome, submitted);
     });
     return server;

@@ -136,7 +136,7 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
   const { err } = ctx;
   for (const info of host.extensions()) {
     if (info.state !== 'ready') continue;
-    const tools = info.tools.filter((t) => t.active).map((t) => t.name);
+    const tools = info.tools.filter((t) => t.active).map((t) => (t.deferred ? `${t.name} (deferred)` : t.name));
     const commands = info.commands.filter((c) => c.active).map((c) => c.name);
     log(`${err.style('green', 'loaded')} ${safe(`${info.name} (${info.source}): ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length > 0 ? ` (${tools.join(', ')})` : ''}, ${commands.length} prompt${commands.length === 1 ? '' : 's'}`)}`);
   }
