@@ -89,6 +89,11 @@ describe('zot-ext mcp over stdio (MCP SDK client)', () => {
     expect(client.getServerVersion()?.name).toBe('zot-ext');
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true } });
 
+    // Lines that are not JSON-RPC are skipped (the SDK drops one that is not JSON; JSON that is not a
+    // message is reported on stderr); the session goes on.
+    child.stdin!.write('not json\n{"not":"a message"}\n');
+    await waitForStderr(/zot-ext mcp: MCP: .+\n/);
+
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'shell', 'slow', 'grow']);
     expect(tools[0]).toMatchObject({
@@ -179,8 +184,8 @@ describe('zot-ext mcp: deadlines and signals', () => {
 });
 
 describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
-  it('needs the bearer token, refuses a foreign Origin, lists and calls with progress and list_changed; SIGTERM exits 0', { timeout: 20_000 }, async () => {
-    const cli = new CliProcess(['mcp', '--http', DEMO, GUARD, '--home', home.dir, '--cwd', home.dir], { env: { [MARKER_VAR]: MARKER }, timeoutMs: 18_000 });
+  it('needs the bearer token, refuses a foreign Origin, lists and calls with progress and list_changed, bounds the sessions; SIGTERM exits 0', { timeout: 20_000 }, async () => {
+    const cli = new CliProcess(['mcp', '--http', '--max-sessions', '1', DEMO, GUARD, '--home', home.dir, '--cwd', home.dir], { env: { [MARKER_VAR]: MARKER }, timeoutMs: 18_000 });
     await cli.waitFor(/^token \S+\n/m);
     const url = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(cli.stdout)![1]!;
     const token = /^token (\S+)$/m.exec(cli.stdout)![1]!;
@@ -213,6 +218,14 @@ describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
     });
     await client.callTool({ name: 'grow', arguments: {} });
     await changed;
+
+    // --max-sessions 1: a second client's session closes the one idle longest.
+    const second = new Client({ name: 'mcp-test-2', version: '1.0.0' });
+    clients.add(second);
+    await second.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    expect((await second.listTools()).tools).toHaveLength(8);
+    await expect(client.listTools()).rejects.toThrow(/404|session not found/i);
+    expect(cli.stderr).toContain('closed the session idle longest');
 
     process.kill(cli.pid, 'SIGTERM');
     const result = await cli.exited;

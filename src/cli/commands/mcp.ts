@@ -40,7 +40,7 @@ export const mcp: Command = {
     listen: { type: 'string', value: 'host:port', description: 'with --http: the address instead; off loopback only with --token-env' },
     'token-env': { type: 'string', value: 'VAR', description: 'with --http: the bearer token is the value of $VAR (default: a random one, printed)' },
     'allow-origin': { type: 'string', value: 'origin', multiple: true, description: 'with --http: let web pages of this origin call; others with an Origin get HTTP 403' },
-    'max-sessions': { type: 'string', value: 'n', description: `with --http: MCP sessions open at once; more get HTTP 503 (default: ${DEFAULT_MAX_SESSIONS})` },
+    'max-sessions': { type: 'string', value: 'n', description: `with --http: MCP sessions open at once; a new one beyond closes the one idle longest (default: ${DEFAULT_MAX_SESSIONS})` },
   },
   async run(ctx) {
     const v = ctx.values;

@@ -53,6 +53,8 @@ export class McpSessions {
       },
     );
     server.oninitialized = () => this.servers.add(server);
+    // A line that is not JSON-RPC, a message the SDK refuses: one line each, cut short (a peer's bytes).
+    server.onerror = (err) => this.options.log(`MCP: ${err.message.replace(/\s+/g, ' ').slice(0, 300)}`);
     server.onclose = () => this.servers.delete(server);
     server.setRequestHandler('tools/list', () => ({ tools: this.tools().map(toMcpTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {

@@ -25,7 +25,11 @@ export interface McpHttpOptions {
   allowedOrigins: readonly string[];
   /** Whether `host` is a loopback address: then the Host header must name loopback too. */
   loopback: boolean;
-  /** Sessions open at once; a new one beyond gets 503. */
+  /**
+   * Sessions open at once. A new one beyond closes the session whose last request is the oldest (its
+   * client gets 404 on its next request and starts a new session, as MCP clients do): a client that
+   * went away without ending its session holds no slot for long.
+   */
   maxSessions: number;
   sessions: McpSessions;
   log: (line: string) => void;
@@ -33,6 +37,8 @@ export interface McpHttpOptions {
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** When a request of it last came (Date.now()). */
+  used: number;
   close(): Promise<void>;
 }
 
@@ -97,9 +103,14 @@ export class McpHttpServer {
       const found = this.open.get(id);
       if (found === undefined) return jsonError(res, 404, 'session not found');
       session = found;
+      session.used = Date.now();
     } else {
       if (req.method !== 'POST') return jsonError(res, 400, 'no Mcp-Session-Id: initialize first');
-      if (this.all.size >= this.options.maxSessions) return jsonError(res, 503, `${this.options.maxSessions} sessions open`);
+      if (this.all.size >= this.options.maxSessions) {
+        const oldest = [...this.all].reduce((a, b) => (b.used < a.used ? b : a));
+        this.options.log(`closed the session idle longest (${Math.round((Date.now() - oldest.used) / 1000)} s): ${this.options.maxSessions} sessions open (--max-sessions) and a new one came`);
+        await oldest.close();
+      }
       session = await this.newSession();
     }
     const headers = new Headers();
@@ -128,6 +139,7 @@ export class McpHttpServer {
     });
     const session: Session = {
       transport,
+      used: Date.now(),
       close: async () => {
         this.all.delete(session);
         if (transport.sessionId !== undefined) this.open.delete(transport.sessionId);
