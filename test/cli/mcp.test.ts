@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, tempDir } from '../helpers/fixtures.js';
 import { leakedProcesses, MARKER_VAR } from '../helpers/processes.js';
@@ -151,14 +151,20 @@ describe('zot-ext mcp over stdio (MCP SDK client)', () => {
     expect((await client.getPrompt({ name: 'note' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'a note' } }]);
     await expect(client.getPrompt({ name: 'panel' })).rejects.toThrow(/opens a panel/);
 
-    // A tool registered later: notifications/tools/list_changed, and the list has it.
+    // A tool and a command registered later: notifications/tools/list_changed and
+    // notifications/prompts/list_changed, and the lists have them.
     const changed = withDeadline<void>('tools/list_changed', WAIT_MS, (resolve) => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
       return () => undefined;
     });
+    const prompted = withDeadline<void>('prompts/list_changed', WAIT_MS, (resolve) => {
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve());
+      return () => undefined;
+    });
     await client.callTool({ name: 'grow', arguments: {} });
-    await changed;
+    await Promise.all([changed, prompted]);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('extra');
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('later');
 
     // Nothing but MCP on stdout; stdin EOF stops the host and exits 0.
     expect(errors).toEqual([]);
