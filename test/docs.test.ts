@@ -11,7 +11,7 @@ import { ErrorCode } from '../src/errors.js';
 import { ROOT } from './helpers/fixtures.js';
 import { codeBlocks, missingLines } from './helpers/excerpts.js';
 
-const DOCS = ['README.md', 'docs/embedding.md', 'docs/interception.md', 'docs/protocol.md', 'docs/security.md', 'docs/architecture.md', 'docs/tracing.md', 'docs/remote.md'];
+const DOCS = ['README.md', 'docs/embedding.md', 'docs/interception.md', 'docs/protocol.md', 'docs/security.md', 'docs/architecture.md', 'docs/tracing.md', 'docs/remote.md', 'docs/mcp.md'];
 const CODE = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs', 'cjs', 'tsx']);
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');

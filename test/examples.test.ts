@@ -121,4 +121,19 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('tracing: ok');
     expect(r.status).toBe(0);
   });
+
+  it('the MCP client of docs/mcp.md uses an extension through zot-ext mcp (the built CLI)', { timeout: 40_000 }, () => {
+    const r = run('examples/mcp-client.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      [
+        'tools: weather, enable_forecast',
+        'weather: [{"type":"text","text":"Oslo: 16°C, fog"}]',
+        'tools now: weather, forecast, enable_forecast',
+        'prompt: [{"role":"user","content":{"type":"text","text":"Show today\'s weather for Lisbon in one line."}}]',
+        '',
+      ].join('\n'),
+    );
+    expect(r.status).toBe(0);
+  });
 });
