@@ -10,7 +10,17 @@ export function explicitPaths(ctx: CommandContext): string[] {
 }
 
 /** A host configured from the global options, as an agent would run it. */
-export function createHost(ctx: CommandContext, options: { explicit: readonly string[]; discover: boolean; callbacks?: HostCallbacks | undefined; frameTap?: ((frame: FrameTapEntry) => void) | undefined }): ExtensionHost {
+export function createHost(
+  ctx: CommandContext,
+  options: {
+    explicit: readonly string[];
+    discover: boolean;
+    callbacks?: HostCallbacks | undefined;
+    frameTap?: ((frame: FrameTapEntry) => void) | undefined;
+    /** Tool names the agent owns. @default the host's (read, write, edit, bash, skill) */
+    builtinTools?: readonly string[] | undefined;
+  },
+): ExtensionHost {
   return new ExtensionHost({
     cwd: ctx.cwd,
     appName: ctx.appName,
@@ -20,5 +30,6 @@ export function createHost(ctx: CommandContext, options: { explicit: readonly st
     env: ctx.io.env,
     callbacks: options.callbacks,
     ...(options.frameTap === undefined ? {} : { frameTap: options.frameTap }),
+    ...(options.builtinTools === undefined ? {} : { builtinTools: options.builtinTools }),
   });
 }

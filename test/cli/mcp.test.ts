@@ -95,7 +95,7 @@ describe('zot-ext mcp over stdio (MCP SDK client)', () => {
     await waitForStderr(/zot-ext mcp: MCP: .+\n/);
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'shell', 'slow', 'grow']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'bash', 'slow', 'grow']);
     expect(tools[0]).toMatchObject({
       name: 'echo',
       description: 'Echoes text.',
@@ -123,9 +123,10 @@ describe('zot-ext mcp over stdio (MCP SDK client)', () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress).toEqual(all.slice(0, progress.length));
 
-    // The intercept chain: lazy-guard blocks a command with rm -rf, lets others through.
-    expect(texts(await client.callTool({ name: 'shell', arguments: { command: 'ls' } }))).toEqual(['would run: ls']);
-    const blocked = await client.callTool({ name: 'shell', arguments: { command: 'rm -rf /' } });
+    // `bash` is served (no agent here owns it), and the intercept chain runs: lazy-guard blocks a
+    // command with rm -rf, lets others through.
+    expect(texts(await client.callTool({ name: 'bash', arguments: { command: 'ls' } }))).toEqual(['would run: ls']);
+    const blocked = await client.callTool({ name: 'bash', arguments: { command: 'rm -rf /' } });
     expect(blocked.isError).toBe(true);
     expect(texts(blocked).join(' ')).toContain('lazy-guard: rm -rf');
 
@@ -210,12 +211,12 @@ describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
     clients.add(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'shell', 'slow', 'grow']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'md', 'pixel', 'fail', 'bash', 'slow', 'grow']);
     expect(await client.callTool({ name: 'echo', arguments: { text: 'over http' } })).toMatchObject({ content: [{ type: 'text', text: 'over http' }], structuredContent: { echoed: 'over http' } });
     const progress: Progress[] = [];
     expect(texts(await client.callTool({ name: 'slow', arguments: { steps: 2, ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) }))).toEqual(['done 2']);
     expect(progress[0]).toEqual({ progress: 1, total: 2, message: 'step 1' });
-    const blocked = await client.callTool({ name: 'shell', arguments: { command: 'rm -rf ~' } });
+    const blocked = await client.callTool({ name: 'bash', arguments: { command: 'rm -rf ~' } });
     expect(blocked).toMatchObject({ isError: true, content: [{ type: 'text', text: 'lazy-guard: rm -rf' }] });
 
     const changed = withDeadline<void>('tools/list_changed over http', WAIT_MS, (resolve) => {

@@ -50,6 +50,8 @@ export async function serveMcp(ctx: CommandContext, options: McpServeOptions): P
   const host = createHost(hostCtx, {
     explicit,
     discover: explicit.length === 0 || options.discover,
+    // No agent here owns read, write, edit or bash: MCP clients keep a server's tools apart from theirs.
+    builtinTools: [],
     callbacks: {
       notify: (note) => ctx.err.line(safe(`[${note.extension}] ${note.level}: ${note.message}`)),
       warning: (w) => log(`${ctx.err.style('yellow', 'warning')}: ${oneLine(w.extension === undefined ? w.message : `${w.extension}: ${w.message}`)}`),
