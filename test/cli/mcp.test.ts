@@ -191,7 +191,7 @@ describe('zot-ext mcp: deadlines and signals', () => {
 });
 
 describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
-  it('needs the bearer token, refuses a foreign Origin, lists and calls with progress and list_changed, bounds the sessions; SIGTERM exits 0', { timeout: 20_000 }, async () => {
+  it('needs the bearer token, refuses a foreign Origin and a body over 4 MiB, lists and calls with progress and list_changed, bounds the sessions; SIGTERM exits 0', { timeout: 20_000 }, async () => {
     const cli = new CliProcess(['mcp', '--http', '--max-sessions', '1', DEMO, GUARD, '--home', home.dir, '--cwd', home.dir], { env: { [MARKER_VAR]: MARKER }, timeoutMs: 18_000 });
     await cli.waitFor(/^token \S+\n/m);
     const url = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(cli.stdout)![1]!;
@@ -206,7 +206,9 @@ describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
     expect(wrong.status).toBe(401);
     const foreign = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}`, Origin: 'https://evil.example' }, body: initialize });
     expect(foreign.status).toBe(403);
-    await Promise.all([anonymous, wrong, foreign].map((r) => r.body?.cancel()));
+    const huge = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}` }, body: 'x'.repeat(4 * 1024 * 1024 + 1) });
+    expect(huge.status).toBe(413);
+    await Promise.all([anonymous, wrong, foreign, huge].map((r) => r.body?.cancel()));
 
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
     clients.add(client);

@@ -64,7 +64,8 @@ export class McpSessions {
       const token = ctx.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
       let reports = 0;
       // Sent before the result: a report after it would be for a request the client has forgotten.
-      const sent: Promise<void>[] = [];
+      // Reports go out in order, so the last one sent stands for all (no list that grows with them).
+      let sent: Promise<void> = Promise.resolve();
       // The intercept chain first, as an agent asks it before running a tool the model chose.
       let decision;
       try {
@@ -86,10 +87,10 @@ export class McpSessions {
                 // MCP's progress must grow with every report; an extension may send only a message.
                 reports++;
                 const params = { progressToken: token, progress: p.progress ?? reports, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) };
-                sent.push(ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined));
+                sent = ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
               },
       });
-      await Promise.all(sent);
+      await sent;
       if (result.failure !== undefined) this.options.log(`${name}: ${result.failure.message}`);
       return server.projectCallToolResult(toMcpResult(result), objectSchema(tool.outputSchema));
     });

@@ -96,7 +96,7 @@ export class McpHttpServer {
       return plain(res, 401, 'a bearer token is required', { 'WWW-Authenticate': 'Bearer' });
     }
     const body = await readBody(req);
-    if (body === 'too large') return plain(res, 413, `request body over ${MAX_BODY_BYTES} bytes`);
+    if (body === 'too large') return plain(res, 413, `request body over ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
     const id = req.headers['mcp-session-id'];
     let session: Session;
     if (typeof id === 'string') {
