@@ -1,7 +1,7 @@
 import type { OptionValues } from '../args.js';
 import type { Command } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { normalOrigin } from '../serve/server.js';
+import { origins } from './serve.js';
 
 /** `--max-sessions` when not given (`--http`). */
 export const DEFAULT_MAX_SESSIONS = 16;
@@ -76,13 +76,4 @@ function whole(value: OptionValues[string], option: string, fallback: number, mi
   if (typeof value !== 'string') return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return Number(value);
-}
-
-function origins(value: OptionValues[string]): string[] {
-  const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
-  return given.map((o) => {
-    const origin = normalOrigin(o);
-    if (origin === undefined) throw new CliError(CliErrorCode.USAGE, `--allow-origin ${JSON.stringify(o)} is not an origin; give scheme://host[:port], e.g. http://localhost:6274`);
-    return origin;
-  });
 }

@@ -1,5 +1,4 @@
 import type { OptionValues } from '../args.js';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
@@ -8,7 +7,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
 import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { DEFAULT_LISTEN, parseListen, wsUrl } from '../serve/listen.js';
+import { DEFAULT_LISTEN, isLoopback, parseListen, wsUrl } from '../serve/listen.js';
 import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 
@@ -115,7 +114,8 @@ export const serve: Command = {
   },
 };
 
-function tokenFrom(ctx: CommandContext, name: string): string {
+/** The token `--token-env NAME` names: a usage error when the variable is unset or empty. */
+export function tokenFrom(ctx: CommandContext, name: string): string {
   const value = ctx.io.env[name];
   if (value === undefined || value === '') {
     throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);
@@ -123,16 +123,8 @@ function tokenFrom(ctx: CommandContext, name: string): string {
   return value;
 }
 
-/** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  return isIP(v4) === 4 && v4.startsWith('127.');
-}
-
 /** `--allow-origin` values, each a bare origin, as browsers send them. */
-function origins(value: OptionValues[string]): string[] {
+export function origins(value: OptionValues[string]): string[] {
   const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
   return given.map((o) => {
     const origin = normalOrigin(o);

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { hasBearer } from '../serve/auth.js';
+import { isLoopback } from '../serve/listen.js';
 import { normalOrigin } from '../serve/server.js';
 import type { McpSessions } from './bridge.js';
 
@@ -181,7 +182,7 @@ function isLoopbackHost(header: string | undefined): boolean {
   } catch {
     return false;
   }
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  return isLoopback(hostname.replace(/^\[(.*)\]$/, '$1'));
 }
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {

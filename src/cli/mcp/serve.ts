@@ -9,7 +9,8 @@ import type { StartReport } from '../../host/types.js';
 import type { CommandContext } from '../context.js';
 import { createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { parseListen } from '../serve/listen.js';
+import { tokenFrom } from '../commands/serve.js';
+import { isLoopback, parseListen } from '../serve/listen.js';
 import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { isDiscoveryDiagnostic } from '../start-problems.js';
 import { McpSessions } from './bridge.js';
@@ -117,20 +118,6 @@ async function serveHttp(ctx: CommandContext, sessions: McpSessions, listen: { h
   } finally {
     await server.stop();
   }
-}
-
-function tokenFrom(ctx: CommandContext, name: string): string {
-  const value = ctx.io.env[name];
-  if (value === undefined || value === '') {
-    throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);
-  }
-  return value;
-}
-
-/** Loopback only: 127.0.0.0/8, ::1, `localhost`. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 /** What loaded and what did not, on stderr (stdout may be the MCP channel). */
