@@ -2,6 +2,7 @@
 // nobody here wrote): the built CLI serving fixtures/mcp-server/mcp-demo and the lazy-guard
 // interceptor, over stdio and over Streamable HTTP.
 import type { ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -83,7 +84,8 @@ async function stdio(args: string[]): Promise<Stdio> {
   const child = (transport as unknown as { _process: ChildProcess })._process;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
-    else child.once('exit', (code, signal) => resolve({ code, signal }));
+    // 'close': after the exit and the last stderr bytes.
+    else child.once('close', (code, signal) => resolve({ code, signal }));
   });
   return { client, child, exited, stderr: () => stderr, waitForStderr, errors, received };
 }
@@ -204,7 +206,7 @@ describe('zot-ext mcp: deadlines and signals', () => {
 });
 
 describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
-  it('needs the bearer token, refuses a foreign Origin and a body over 4 MiB, lists and calls with progress and list_changed, bounds the sessions; SIGTERM exits 0', { timeout: 20_000 }, async () => {
+  it('needs the bearer token, refuses a foreign Origin or Host and a body over 4 MiB, lists and calls with progress and list_changed, bounds the sessions; SIGTERM exits 0', { timeout: 20_000 }, async () => {
     const cli = new CliProcess(['mcp', '--http', '--max-sessions', '1', DEMO, GUARD, '--home', home.dir, '--cwd', home.dir], { env: { [MARKER_VAR]: MARKER }, timeoutMs: 18_000 });
     await cli.waitFor(/^token \S+\n/m);
     const url = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(cli.stdout)![1]!;
@@ -219,9 +221,22 @@ describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
     expect(wrong.status).toBe(401);
     const foreign = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}`, Origin: 'https://evil.example' }, body: initialize });
     expect(foreign.status).toBe(403);
+    // DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}`, Host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(initialize);
+    });
+    expect(rebound).toBe(403);
     const huge = await fetch(url, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${token}` }, body: 'x'.repeat(4 * 1024 * 1024 + 1) });
     expect(huge.status).toBe(413);
     await Promise.all([anonymous, wrong, foreign, huge].map((r) => r.body?.cancel()));
+
+    await cli.waitFor(/zot-ext mcp: refused 127\.0\.0\.1:\d+: 401 no Authorization header\n/, 'stderr');
+    await cli.waitFor(/zot-ext mcp: refused 127\.0\.0\.1:\d+: 403 origin https:\/\/evil\.example is not allowed \(--allow-origin\)\n/, 'stderr');
 
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
     clients.add(client);
@@ -247,7 +262,7 @@ describe('zot-ext mcp --http (MCP SDK client over Streamable HTTP)', () => {
     await second.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     expect((await second.listTools()).tools).toHaveLength(8);
     await expect(client.listTools()).rejects.toThrow(/404|session not found/i);
-    expect(cli.stderr).toContain('closed the session idle longest');
+    await cli.waitFor('closed the session idle longest', 'stderr');
 
     process.kill(cli.pid, 'SIGTERM');
     const result = await cli.exited;

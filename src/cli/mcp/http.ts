@@ -15,6 +15,8 @@ import type { McpSessions } from './bridge.js';
 export const MCP_PATH = '/mcp';
 /** Largest request body read, in bytes; a larger one gets 413. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Refusals logged one by one per second (as `zot-ext serve`); the rest are counted in one line. */
+const REFUSALS_LOGGED_PER_SECOND = 10;
 
 export interface McpHttpOptions {
   host: string;
@@ -50,6 +52,7 @@ export class McpHttpServer {
   /** Every session not yet closed (initialised or not). */
   private readonly all = new Set<Session>();
   private stopping: Promise<void> | undefined;
+  private refusals = { windowStart: 0, logged: 0, suppressed: 0 };
 
   constructor(private readonly options: McpHttpOptions) {
     this.http = createServer((req, res) => {
@@ -83,17 +86,17 @@ export class McpHttpServer {
     if (this.stopping !== undefined) return plain(res, 503, 'the server is shutting down');
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.includes(normalOrigin(origin) ?? origin)) {
-      this.options.log(`refused ${remoteOf(req)}: 403 origin ${origin.slice(0, 200)} is not allowed (--allow-origin)`);
+      this.refused(`refused ${remoteOf(req)}: 403 origin ${origin.slice(0, 200)} is not allowed (--allow-origin)`);
       return plain(res, 403, 'origin not allowed');
     }
     if (loopback && !isLoopbackHost(req.headers.host)) {
-      this.options.log(`refused ${remoteOf(req)}: 403 Host ${String(req.headers.host).slice(0, 200)} is not a loopback address`);
+      this.refused(`refused ${remoteOf(req)}: 403 Host ${String(req.headers.host).slice(0, 200)} is not a loopback address`);
       return plain(res, 403, 'host not allowed');
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== MCP_PATH) return plain(res, 404, `MCP is served on ${MCP_PATH}`);
     if (!hasBearer(req, token)) {
-      this.options.log(`refused ${remoteOf(req)}: 401 ${req.headers.authorization === undefined ? 'no Authorization header' : 'wrong token'}`);
+      this.refused(`refused ${remoteOf(req)}: 401 ${req.headers.authorization === undefined ? 'no Authorization header' : 'wrong token'}`);
       return plain(res, 401, 'a bearer token is required', { 'WWW-Authenticate': 'Bearer' });
     }
     const body = await readBody(req);
@@ -128,6 +131,19 @@ export class McpHttpServer {
     // An opening request the SDK refused (not an initialize): the session never began.
     if (typeof id !== 'string' && session.transport.sessionId === undefined) void session.close();
     await send(res, response);
+  }
+
+  // A client retrying in a loop costs a few lines per second, not one per attempt.
+  private refused(line: string): void {
+    const now = Date.now();
+    if (now - this.refusals.windowStart >= 1000) {
+      if (this.refusals.suppressed > 0) this.options.log(`${this.refusals.suppressed} more requests refused`);
+      this.refusals = { windowStart: now, logged: 0, suppressed: 0 };
+    }
+    if (this.refusals.logged < REFUSALS_LOGGED_PER_SECOND) {
+      this.refusals.logged++;
+      this.options.log(line);
+    } else this.refusals.suppressed++;
   }
 
   private async newSession(): Promise<Session> {
