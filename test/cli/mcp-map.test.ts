@@ -1,6 +1,8 @@
 // How `zot-ext mcp` says the host's tools, results and command outcomes in MCP (src/cli/mcp/bridge.ts),
-// for the shapes the fixture of test/cli/mcp.test.ts does not produce.
+// for the shapes the fixture of test/cli/mcp.test.ts does not produce; and its usage errors (in-process).
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { toMcpResult, toMcpTool, toPromptResult } from '../../src/cli/mcp/bridge.js';
 import { ErrorCode, ExtensionHostError } from '../../src/errors.js';
 import type { CommandOutcome, ToolInfo } from '../../src/host/types.js';
@@ -61,5 +63,27 @@ describe('commands as prompts', () => {
     expect(() => toPromptResult(handled({ failure: new ExtensionHostError(ErrorCode.TIMEOUT, 'ext did not answer') }), [])).toThrow('/cmd: ext did not answer');
     expect(() => toPromptResult(handled({ error: 'bad args' }), [])).toThrow('/cmd: bad args');
     expect(() => toPromptResult(handled({ action: 'open_panel' }), [])).toThrow(/opens a panel, which an MCP prompt cannot show/);
+  });
+});
+
+describe('zot-ext mcp usage errors (exit 2, before anything starts)', () => {
+  async function usage(...args: string[]): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void ((stderr += chunk.toString()), done()) });
+    const code = await main(['mcp', ...args], { stdout: sink, stderr: sink, stdin: new PassThrough(), env: { PATH: process.env.PATH }, cwd: process.cwd() });
+    return { code, stderr };
+  }
+
+  it.each([
+    [['--port', '8080'], '--port needs --http (stdio has no address)'],
+    [['--http', '--port', '1', '--listen', '127.0.0.1:2'], '--port and --listen: give one'],
+    [['--http', '--port', '70000'], '--port needs a whole number from 0 to 65535, got "70000"'],
+    [['--http', '--listen', '0.0.0.0:8080'], '--listen 0.0.0.0:8080 is not a loopback address: add --token-env VAR'],
+    [['--http', '--token-env', 'NO_SUCH_VAR_MCP'], '--token-env NO_SUCH_VAR_MCP: $NO_SUCH_VAR_MCP is not set'],
+    [['--http', '--allow-origin', 'https://a.example/path'], '--allow-origin "https://a.example/path" is not an origin'],
+  ])('%j', async (args, message) => {
+    const { code, stderr } = await usage(...args);
+    expect(stderr).toContain(message);
+    expect(code).toBe(2);
   });
 });
