@@ -132,6 +132,20 @@ describe('examples that the docs use', () => {
     expect(r.stdout).toContain('ev_get-env blocked: true (no env dumps)');
     expect(r.stdout).toContain("prompt for the model: What's weather in Lisbon?");
     expect(r.stdout).toContain('mcp example: ok');
+  });
+
+  it('the MCP client of docs/mcp.md uses an extension through zot-ext mcp (the built CLI)', { timeout: 40_000 }, () => {
+    const r = run('examples/mcp-client.ts');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      [
+        'tools: weather, enable_forecast',
+        'weather: [{"type":"text","text":"Oslo: 16°C, fog"}]',
+        'tools now: weather, forecast, enable_forecast',
+        'prompt: [{"role":"user","content":{"type":"text","text":"Show today\'s weather for Lisbon in one line."}}]',
+        '',
+      ].join('\n'),
+    );
     expect(r.status).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 // modules that cost an embedder real time and memory (docs/performance.md, "Performance v2, part 5")
 // stay unloaded until something needs them. Run after `npm run build` (npm test does).
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,5 +43,25 @@ describe('what the built package loads', () => {
     // The child's pipes need child_process only once something starts.
     expect(afterImport).not.toContain('NativeModule child_process');
     expect(afterStart).toContain('NativeModule child_process');
+  });
+});
+
+describe('what the built CLI loads', () => {
+  /** The files `dist/<file>` imports statically, itself included, followed through its relative imports. */
+  function staticGraph(file: string, seen = new Set<string>()): Set<string> {
+    if (seen.has(file)) return seen;
+    seen.add(file);
+    const code = readFileSync(path.join(ROOT, 'dist', file), 'utf8');
+    for (const m of code.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?"\.\/([^"]+)";?$/gm)) staticGraph(m[1]!, seen);
+    return seen;
+  }
+
+  it('the MCP SDK (an optional peer) is imported only by the chunk `zot-ext mcp` loads dynamically', () => {
+    const startup = [...staticGraph('cli.js')];
+    const mcpImports = (file: string) => /from\s+"@modelcontextprotocol\//.test(readFileSync(path.join(ROOT, 'dist', file), 'utf8'));
+    expect(startup.length).toBeGreaterThan(2);
+    expect(startup.filter(mcpImports)).toEqual([]);
+    const lazy = [...readFileSync(path.join(ROOT, 'dist/cli.js'), 'utf8').matchAll(/import\("\.\/([^"]+)"\)/g)].map((m) => m[1]!);
+    expect(lazy.filter(mcpImports)).toHaveLength(1);
   });
 });

@@ -31,7 +31,16 @@ const ASK_MS = 10 * 60_000;
  */
 export function createHost(
   ctx: CommandContext,
-  options: { explicit: readonly string[]; discover: boolean; callbacks?: HostCallbacks | undefined; frameTap?: ((frame: FrameTapEntry) => void) | undefined; ask?: boolean | undefined },
+  options: {
+    explicit: readonly string[];
+    discover: boolean;
+    callbacks?: HostCallbacks | undefined;
+    frameTap?: ((frame: FrameTapEntry) => void) | undefined;
+    /** Tool names the agent owns. @default the host's (read, write, edit, bash, skill) */
+    builtinTools?: readonly string[] | undefined;
+    /** Ask trust questions on a terminal. @default true */
+    ask?: boolean | undefined;
+  },
 ): ExtensionHost {
   const trust = trustOption(ctx, options.ask ?? true);
   return new ExtensionHost({
@@ -47,6 +56,7 @@ export function createHost(
     trust,
     ...(typeof trust === 'function' ? { timeouts: { trust: ASK_MS } } : {}),
     ...(options.frameTap === undefined ? {} : { frameTap: options.frameTap }),
+    ...(options.builtinTools === undefined ? {} : { builtinTools: options.builtinTools }),
   });
 }
 

@@ -5,6 +5,7 @@ import { inspect } from './commands/inspect.js';
 import { install } from './commands/install.js';
 import { list } from './commands/list.js';
 import { logs } from './commands/logs.js';
+import { mcp } from './commands/mcp.js';
 import { create } from './commands/new.js';
 import { disable, enable, remove } from './commands/manage.js';
 import { run } from './commands/run.js';
@@ -16,7 +17,7 @@ import { commandHelp, mainHelp } from './help.js';
 import { Output, useColour, type CliIo } from './output.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 
-const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, inspect, serve, create];
+const COMMANDS: readonly Command[] = [list, doctor, install, update, remove, enable, disable, logs, run, inspect, serve, mcp, create];
 
 /**
  * The `zot-ext` command line. Returns the exit code: 0 ok, 1 an extension or the command failed,

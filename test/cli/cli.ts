@@ -99,6 +99,11 @@ export class CliProcess {
     });
   }
 
+  /** The CLI's own pid (signal() reaches its whole process group). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   write(text: string): void {
     this.child.stdin!.write(text);
   }

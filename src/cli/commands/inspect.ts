@@ -7,8 +7,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { InspectorServer, assetsDir } from '../inspect/server.js';
 import { SANDBOX_OPTION } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
-import { DEFAULT_LISTEN, parseListen } from '../serve/listen.js';
-import { isLoopback, tokenFrom } from './serve.js';
+import { DEFAULT_LISTEN, isLoopback, parseListen } from '../serve/listen.js';
+import { tokenFrom } from './serve.js';
 import { printLoaded } from './run.js';
 
 export const inspect: Command = {

@@ -1,5 +1,4 @@
 import type { OptionValues } from '../args.js';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
@@ -9,7 +8,7 @@ import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
 import { detectSandbox, resolveSandbox, sandboxedSpawn, type ManifestSandbox, type SandboxLaunch } from '../../transport/sandbox.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { DEFAULT_LISTEN, parseListen, wsUrl } from '../serve/listen.js';
+import { DEFAULT_LISTEN, isLoopback, parseListen, wsUrl } from '../serve/listen.js';
 import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { SANDBOX_OPTION, sandboxFlag } from '../sandbox.js';
@@ -136,6 +135,7 @@ async function sandboxFor(ctx: CommandContext, ext: Served, log: (line: string) 
   return undefined;
 }
 
+/** The token `--token-env NAME` names: a usage error when the variable is unset or empty. */
 export function tokenFrom(ctx: CommandContext, name: string): string {
   const value = ctx.io.env[name];
   if (value === undefined || value === '') {
@@ -144,16 +144,8 @@ export function tokenFrom(ctx: CommandContext, name: string): string {
   return value;
 }
 
-/** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  return isIP(v4) === 4 && v4.startsWith('127.');
-}
-
 /** `--allow-origin` values, each a bare origin, as browsers send them. */
-function origins(value: OptionValues[string]): string[] {
+export function origins(value: OptionValues[string]): string[] {
   const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
   return given.map((o) => {
     const origin = normalOrigin(o);

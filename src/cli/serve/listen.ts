@@ -1,5 +1,5 @@
 // `--listen HOST:PORT` and the ws:// URL printed for it.
-import { isIPv6 } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 import { CliError, CliErrorCode } from '../errors.js';
 
 export interface ListenAddress {
@@ -27,4 +27,12 @@ export function parseListen(value: string): ListenAddress {
 /** `ws://host:port`, an IPv6 host in brackets. */
 export function wsUrl(host: string, port: number): string {
   return `ws://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
+/** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return isIP(v4) === 4 && v4.startsWith('127.');
 }
