@@ -51,8 +51,14 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
   let accepted = 0;
   const fakeHome = path.join(kit.dir, 'fake-home');
   const outside = path.join(kit.dir, 'outside.txt');
+  // A directory of the real home: the project's own cache dir there (node-lts keeps Node binaries in
+  // it). When the tests run on such a Node, its install prefix under $HOME is mounted read-only (the
+  // interpreter must run), so $HOME itself exists in the sandbox; this sibling must not.
+  const realHome = path.join(homedir(), '.cache', 'zot-extension-host', `sandbox-probe-${process.pid}`);
 
   beforeAll(async () => {
+    mkdirSync(realHome, { recursive: true });
+    writeFileSync(path.join(realHome, 'secret.txt'), 'real home');
     mkdirSync(path.join(fakeHome, '.ssh'), { recursive: true });
     writeFileSync(path.join(fakeHome, '.ssh', 'id_ed25519'), 'FAKE PRIVATE KEY');
     writeFileSync(path.join(fakeHome, 'notes.txt'), 'private notes');
@@ -63,7 +69,10 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    rmSync(realHome, { recursive: true, force: true });
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   it.each(['probe-ts', 'probe-py', 'probe-sh'])('%s: every escape is refused by the OS; its tool, notify and data dir work', { timeout: 20_000 }, async (name) => {
     const dir = fixture(`sandbox/${name}`);
@@ -79,7 +88,7 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'required', active: true, backend: 'bwrap', network: 'none', writable: [dir] });
     const dataFile = path.join(dir, `probe-${token}.txt`);
     try {
-      const result = await host.callTool('probe', { home: fakeHome, realHome: homedir(), hostPid: String(process.pid), port: String(port), outside, token });
+      const result = await host.callTool('probe', { home: fakeHome, realHome, hostPid: String(process.pid), port: String(port), outside, token });
       const probed = JSON.parse(textOf(result)) as Record<string, string>;
       expect(probed).toMatchObject({ dataWrite: 'ok', tmpWrite: 'ok', daemon: 'started' });
       for (const escape of ['ssh', 'homeFile', 'realHome', 'writeOutside', 'procEnviron', 'loopback', 'external']) {
@@ -108,7 +117,7 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     const { host } = await kit.start({ explicit: [dir], env: { ...process.env, HOME: fakeHome } });
     expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'off', active: false, backend: 'none', network: 'all', writable: [] });
     try {
-      const probed = JSON.parse(textOf(await host.callTool('probe', { home: fakeHome, realHome: homedir(), hostPid: String(process.pid), port: String(port), outside: controlOutside, token }))) as Record<string, string>;
+      const probed = JSON.parse(textOf(await host.callTool('probe', { home: fakeHome, realHome, hostPid: String(process.pid), port: String(port), outside: controlOutside, token }))) as Record<string, string>;
       expect(probed).toMatchObject({ ssh: 'ok', homeFile: 'ok', realHome: 'ok', writeOutside: 'ok', procEnviron: 'ok', loopback: 'ok', dataWrite: 'ok' });
     } finally {
       await host.stop();
@@ -127,7 +136,7 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     expect(host.extensions()[0]!.sandbox).toMatchObject({ active: true, network: 'all' });
     const token = `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
     try {
-      const probed = JSON.parse(textOf(await host.callTool('probe', { home: '/nonexistent', realHome: homedir(), hostPid: String(process.pid), port: String(port), outside, token }))) as Record<string, string>;
+      const probed = JSON.parse(textOf(await host.callTool('probe', { home: '/nonexistent', realHome, hostPid: String(process.pid), port: String(port), outside, token }))) as Record<string, string>;
       expect(probed).toMatchObject({ loopback: 'ok', ssh: 'denied', realHome: 'denied', dataWrite: 'ok' });
       expect(accepted).toBe(before + 1);
     } finally {
