@@ -12,7 +12,7 @@ import { hostCall, startHost } from '../host.js';
 import { McpEcho } from '../mcp/client.js';
 import { jsonBytes, mixedArgs } from '../payloads.js';
 import { RawPeer } from '../raw.js';
-import { all, cmp, emptyValues, IMPLS, type Impl, type Row } from '../report.js';
+import { cmp, emptyValues, IMPLS, type Impl, type Row } from '../report.js';
 import { formatNumber, percentile } from '../stats.js';
 
 type Args = Record<string, unknown>;
@@ -222,10 +222,8 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
         metric: 'p50',
         unit: 'us',
         values: p50,
-        target: {
-          text: '<= 1.10x raw; < 0.5x mcp',
-          check: (m) => all(cmp(m.ratio, '<=', 1.1), cmp(m.host, '<', m.mcp === undefined ? undefined : m.mcp / 2)),
-        },
+        // Core v3's limit (issue 29): within 3 us of the raw loop; host/mcp is reported as a plain number.
+        target: { text: '<= raw + 3 us', check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 3) },
       });
       rows.push({ scenario: 'small round trip', metric: 'p99', unit: 'us', values: p99 });
       rows.push({ scenario: 'small round trip', metric: 'parent CPU', unit: 'us/call', values: cpu });
@@ -244,17 +242,14 @@ export async function runCalls(ctx: BenchContext, selected: ReadonlySet<CallScen
           metric: 'throughput',
           unit: 'replies/s',
           values: rate,
-          target: {
-            text: '>= 0.90x raw; >= 4x mcp',
-            check: (m) => all(cmp(m.ratio, '>=', 0.9), cmp(m.host, '>=', m.mcp === undefined ? undefined : m.mcp * 4)),
-          },
+          // Core v3's limit (issue 29): at least 0.90x the loop that coalesces its writes per tick, as the host does.
+          target: { text: '>= 0.90x coalesced', check: (m) => cmp(m.ratioCoalesced, '>=', 0.9) },
         });
         rows.push({
           scenario,
           metric: 'parent CPU',
           unit: 'us/call',
           values: cpu,
-          target: { text: '<= raw + 1.5 us', check: (m) => cmp(m.host, '<=', m.raw === undefined ? undefined : m.raw + 1.5) },
         });
       }
     }
