@@ -78,7 +78,12 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   const starts: Promise<void>[] = [];
   for (const ext of allowed) {
     // A project extension: its hash once more right before its spawn (trust.ts confirmTrust).
-    if (ext.state === 'starting' && gatedByTrust(ext) && !admit(ext, await confirmTrust(ctx, ext.slot.spec, { state: ext.slot.trust }))) continue;
+    if (ext.state === 'starting' && gatedByTrust(ext)) {
+      const outcome = await confirmTrust(ctx, ext.slot.spec, { state: ext.slot.trust });
+      // stop() while it was asked again: not started, as for the first question.
+      if (ctx.trust.dismissed && ext.state === 'starting') ext.end('stopped');
+      else if (!admit(ext, outcome)) continue;
+    }
     if (ext.state === 'starting') starts.push(startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext)));
   }
   await Promise.all(starts);
