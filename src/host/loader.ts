@@ -21,7 +21,7 @@ import { forExtension } from './options.js';
 import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
-import { decideTrust, gatedByTrust, recheckTrust, type TrustOutcome } from './trust.js';
+import { confirmTrust, decideTrust, gatedByTrust, recheckTrust, type TrustOutcome } from './trust.js';
 import type { FailedReport, FrameTapEntry, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
 
 /**
@@ -75,7 +75,18 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   if (ctx.trust.dismissed) for (const ext of allowed) ext.end('stopped');
   const { hello, helloJoin } = ctx.timeouts;
   const late = (ext: LoadedExtension) => () => ext.process.logLine(`no hello after ${hello} ms: start() goes on without it; it joins when it says hello (up to ${helloJoin} ms)`);
-  await Promise.all(allowed.filter((ext) => ext.state === 'starting').map((ext) => startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext))));
+  const starts: Promise<void>[] = [];
+  for (const ext of allowed) {
+    // A project extension: its hash once more right before its spawn (trust.ts confirmTrust).
+    if (ext.state === 'starting' && gatedByTrust(ext)) {
+      const outcome = await confirmTrust(ctx, ext.slot.spec, { state: ext.slot.trust });
+      // stop() while it was asked again: not started, as for the first question.
+      if (ctx.trust.dismissed && ext.state === 'starting') ext.end('stopped');
+      else if (!admit(ext, outcome)) continue;
+    }
+    if (ext.state === 'starting') starts.push(startBound(startExtension(ctx, ext), () => ext.process.saidHello, hello, helloJoin, late(ext)));
+  }
+  await Promise.all(starts);
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
   return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed, explicitFailures(found).map(explicitFailed));

@@ -95,11 +95,30 @@ export async function decideTrust(ctx: HostContext, specs: readonly ExtensionSpe
 export async function recheckTrust(ctx: HostContext, ext: LoadedExtension): Promise<TrustOutcome> {
   const option = ctx.options.trust;
   if (typeof option !== 'function') return ext.slot.trust === 'denied' ? denied(ext.slot.spec, "the host's trust option is 'none'") : { state: ext.slot.trust };
-  return decideOne(ctx, ext.slot.spec, await TrustStore.open(ctx));
+  const outcome = await decideOne(ctx, ext.slot.spec, await TrustStore.open(ctx));
+  return outcome.error === undefined ? confirmTrust(ctx, ext.slot.spec, outcome) : outcome;
+}
+
+/**
+ * Right before the spawn of an extension the callback allowed: its hash once more (a question may
+ * have taken minutes, during which the files could change). Changed since the decision: asked again
+ * (`changed: true`); changed again while that question was asked: denied.
+ */
+export async function confirmTrust(ctx: HostContext, spec: ExtensionSpec, outcome: TrustOutcome): Promise<TrustOutcome> {
+  if (typeof ctx.options.trust !== 'function' || outcome.error !== undefined) return outcome;
+  const decided = ctx.trust.decisions.get(spec.dir);
+  if (decided === undefined) return outcome;
+  if ((await contentHash(spec, ctx.trust.project)) === decided.hash) return outcome;
+  const again = await decideOne(ctx, spec, await TrustStore.open(ctx));
+  if (again.error !== undefined) return again;
+  const now = ctx.trust.decisions.get(spec.dir);
+  if (now !== undefined && (await contentHash(spec, ctx.trust.project)) === now.hash) return again;
+  ctx.trust.decisions.delete(spec.dir);
+  return denied(spec, 'its files changed while the trust question was asked');
 }
 
 async function decideOne(ctx: HostContext, spec: ExtensionSpec, store: TrustStore): Promise<TrustOutcome> {
-  const hash = await contentHash(spec);
+  const hash = await contentHash(spec, ctx.trust.project);
   const session = ctx.trust.decisions.get(spec.dir);
   if (session?.hash === hash) return outcomeOf(spec, session.decision, 'it was denied earlier in this host');
   const stored = store.hashOf(spec.name);
@@ -169,20 +188,28 @@ async function ask(ctx: HostContext, spec: ExtensionSpec, hash: string, changed:
 }
 
 function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, changed: boolean, signal: AbortSignal): TrustRequest {
-  const exec = spec.url === undefined && spec.exec !== undefined ? { command: resolveExec(spec.exec, spec.dir).command, args: [...(spec.args ?? [])] } : undefined;
+  const program = programOf(spec);
   const request: TrustRequest = {
     name: spec.name,
     dir: spec.dir,
     source: 'project',
     project: ctx.trust.project ?? ctx.cwd,
-    exec,
+    exec: program === undefined ? undefined : { command: resolveExec(program.command, spec.dir).command, args: [...program.args] },
     permissions: spec.permissionsRequested === undefined ? undefined : [...spec.permissionsRequested],
     hash,
     changed,
     signal,
   };
-  if (spec.url !== undefined) request.url = redactUrl(spec.url);
+  const url = spec.mcp !== undefined && 'url' in spec.mcp ? spec.mcp.url : spec.url;
+  if (url !== undefined) request.url = redactUrl(url);
   return request;
+}
+
+/** What `spec` spawns: its `exec` and `args`, or its MCP server's `command` and `args`; undefined for a remote or in-memory one. */
+function programOf(spec: ExtensionSpec): { command: string; args: readonly string[] } | undefined {
+  if (spec.mcp !== undefined) return 'command' in spec.mcp ? { command: spec.mcp.command, args: spec.mcp.args ?? [] } : undefined;
+  if (spec.url !== undefined || spec.exec === undefined || spec.exec === '') return undefined;
+  return { command: spec.exec, args: spec.args ?? [] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,30 +219,41 @@ function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, chang
 
 type Hash = ReturnType<(typeof import('node:crypto'))['createHash']>;
 
-/** `sha256:<hex>` over the manifest's bytes and each program file (its path in the directory, size and bytes). */
-export async function contentHash(spec: ExtensionSpec): Promise<string> {
+/**
+ * `sha256:<hex>` over the manifest's bytes and each program file (its path from the directory, size
+ * and bytes); `project` (the real path of the host's cwd) widens which args count as files.
+ */
+export async function contentHash(spec: ExtensionSpec, project?: string): Promise<string> {
   // Loaded here, on the trust path only (docs/performance.md: node:crypto at import costs every embedder).
   const { createHash } = await import('node:crypto');
   const hash = createHash('sha256');
   hash.update('zot-trust-v1\0manifest\0');
   hash.update(spec.manifestPath === undefined ? 'none' : await readFile(spec.manifestPath).catch(() => 'unreadable'));
-  for (const file of await programFiles(spec)) {
+  for (const file of await programFiles(spec, project)) {
     hash.update(`\0file\0${path.relative(spec.dir, file)}\0`);
     await hashFile(hash, file);
   }
   return `sha256:${hash.digest('hex')}`;
 }
 
-/** The exec (when it is a path) and every arg that is a regular file inside the extension's directory. */
-async function programFiles(spec: ExtensionSpec): Promise<string[]> {
-  if (spec.url !== undefined || spec.exec === undefined) return [];
+/**
+ * The program (its `exec`, or its MCP server's `command`, when it is a path) and every arg that is a
+ * regular file inside the extension's directory or anywhere under the project.
+ */
+async function programFiles(spec: ExtensionSpec, project: string | undefined): Promise<string[]> {
+  const program = programOf(spec);
+  if (program === undefined) return [];
   const files: string[] = [];
-  const exec = resolveExec(spec.exec, spec.dir);
+  const exec = resolveExec(program.command, spec.dir);
   if (!exec.onPath) files.push(exec.command);
-  for (const arg of spec.args ?? []) {
+  const inside = (root: string, file: string) => {
+    const rel = path.relative(root, file);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  for (const arg of program.args) {
+    if (arg === '') continue;
     const file = path.resolve(spec.dir, arg);
-    const rel = path.relative(spec.dir, file);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel) || files.includes(file)) continue;
+    if (files.includes(file) || !(inside(spec.dir, file) || (project !== undefined && inside(project, file)))) continue;
     if ((await stat(file).catch(() => undefined))?.isFile() === true) files.push(file);
   }
   return files;

@@ -903,13 +903,17 @@ export interface TrustRequest {
   source: 'project';
   /** The project: the real path of the host's `cwd` (decisions are stored per project). */
   project: string;
-  /** What would run: the manifest's `exec` resolved (`command`) and its `args`; undefined for a remote (`url`) extension. */
+  /** What would run: the manifest's `exec` resolved (`command`) and its `args`, or its MCP server's `mcp.command` and `mcp.args`; undefined for a remote (`url`, `mcp.url`) extension. */
   exec: { command: string; args: string[] } | undefined;
-  /** A remote extension's URL (user name and password redacted): its manifest headers may send environment variables there. */
+  /** A remote extension's URL (`url` or `mcp.url`; user name and password redacted): its manifest headers may send environment variables there. */
   url?: string | undefined;
   /** The permission scopes its manifest requests (`"permissions"`); undefined when it requests none (it then gets the host's `permissions` policy, by default everything). */
   permissions: string[] | undefined;
-  /** `sha256:<hex>` over the manifest and the program files it names (its `exec` when it is a path, and `args` that are files inside its directory). */
+  /**
+   * `sha256:<hex>` over the manifest and the program files it names (its `exec` or `mcp.command` when
+   * it is a path, and `args` / `mcp.args` that are files inside its directory or the project). Taken
+   * again right before the spawn: a change while the question was asked is asked about again.
+   */
   hash: string;
   /** True when an `'always'` decision is stored for it with another hash: it changed since it was trusted. */
   changed: boolean;

@@ -35,6 +35,8 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /** How long after a tools/list_changed the list is fetched again (later ones meanwhile join it). */
 const LIST_CHANGED_DEBOUNCE_MS = 50;
+/** The least time between two refetches of the tool list: a flood of tools/list_changed is one refetch a second (the last change is always fetched). */
+const LIST_CHANGED_MIN_INTERVAL_MS = 1000;
 
 /** What the adapter declares in its `hello`: it cancels, reports progress and withdraws tools. */
 const CAPABILITIES = ['tools', 'commands', 'cancel', 'progress', 'unregister'];
@@ -120,6 +122,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
   /** A tool list that came (list_changed) before the hello: registered with it. */
   private earlyTools: readonly McpTool[] | undefined;
   private ended = false;
+  /** An HTTP response went over the frame cap (its fault was reported): nothing more is delivered. */
+  private oversized = false;
   private exitStatus: TransportExit | undefined;
   private readonly prefix: string;
   /** Tool calls under way, by our request id. */
@@ -130,6 +134,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
   private registered = new Map<string, string>();
   /** Command name (lower case) -> MCP prompt. */
   private prompts = new Map<string, McpPrompt>();
+  /** The tool list's refetch after tools/list_changed: its timer, whether one runs (and another is due after it), when the last began. */
+  private readonly refetch: { timer: NodeJS.Timeout | undefined; running: boolean; again: boolean; last: number } = { timer: undefined, running: false, again: false, last: -Infinity };
 
   constructor(options: McpTransportOptions) {
     super();
@@ -198,7 +204,7 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
     } catch (err) {
       throw this.fail(`cannot connect to ${name}: cannot open log file ${log.path}: ${(err as Error).message}`, err);
     }
-    const wire = new loaded.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: headers.headers } });
+    const wire = new loaded.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: headers.headers }, fetch: this.boundedFetch });
     this.wire = wire;
     this.connect(loaded, wire);
   }
@@ -210,8 +216,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
       { name: 'zot-extension-host', version: VERSION },
       {
         listChanged: {
-          // A burst of notifications is one refetch; 50 ms, not the SDK's 300, so tools() follows promptly.
-          tools: { debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: (error, tools) => (error === null && tools !== null ? this.syncTools(tools as McpTool[]) : this.logLine(`tools/list after list_changed failed: ${error?.message ?? 'no tools'}`)) },
+          // Refetched by listChanged(): 50 ms after a first notification, at most once a second in a flood.
+          tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.toolsListChanged() },
         },
       },
     );
@@ -254,6 +260,43 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
   }
 
   /**
+   * A tools/list_changed: the list is fetched again 50 ms later (notifications meanwhile join it), and
+   * never sooner than LIST_CHANGED_MIN_INTERVAL_MS after the previous fetch began; one that comes while
+   * a fetch runs gets a fetch after it (the last change is never lost).
+   */
+  private toolsListChanged(): void {
+    const r = this.refetch;
+    if (this.ended) return;
+    if (r.running) {
+      r.again = true;
+      return;
+    }
+    if (r.timer !== undefined) return;
+    const wait = Math.max(LIST_CHANGED_DEBOUNCE_MS, r.last + LIST_CHANGED_MIN_INTERVAL_MS - performance.now());
+    r.timer = setTimeout(() => void this.refetchTools(), wait);
+  }
+
+  private async refetchTools(): Promise<void> {
+    const r = this.refetch;
+    r.timer = undefined;
+    if (this.ended || this.client === undefined) return;
+    r.running = true;
+    r.last = performance.now();
+    try {
+      const { tools } = await this.client.listTools(undefined, { timeout: NO_SDK_TIMEOUT, cacheMode: 'refresh' });
+      this.syncTools(tools as McpTool[]);
+    } catch (err) {
+      this.logLine(`tools/list after list_changed failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      r.running = false;
+      if (r.again) {
+        r.again = false;
+        this.toolsListChanged();
+      }
+    }
+  }
+
+  /**
    * The server's tools as registrations: new and changed ones registered, gone and changed ones
    * withdrawn (`unregister_tool`), all in one turn so that the host announces one change.
    */
@@ -283,9 +326,60 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
     for (const [hostName, line] of after) if (before.get(hostName) !== line) this.deliver(lines.get(hostName)!);
   }
 
+  /**
+   * The HTTP transport's fetch: a response body is counted as it arrives, before the SDK buffers or
+   * parses it. A JSON body (one message), or one event of an SSE stream, larger than the frame cap
+   * is a `frame_too_large` fault, and the body errors: nothing more of it is read.
+   */
+  private readonly boundedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(url, init);
+    const body = response.body;
+    if (body === null) return response;
+    const limit = this.options.maxFrameBytes;
+    const events = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+    // Bytes since the last event boundary (an empty line) of an SSE stream, or of the whole body.
+    let size = 0;
+    let lf = false;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: (chunk, controller) => {
+          if (!events) size += chunk.byteLength;
+          else {
+            for (let i = 0; i < chunk.length; i++) {
+              const byte = chunk[i]!;
+              if (byte === 10) {
+                if (lf) size = 0;
+                lf = true;
+              } else if (byte !== 13) {
+                lf = false;
+                size++;
+                if (size > limit) break;
+              }
+            }
+          }
+          if (size > limit) {
+            this.tooLarge(size, limit);
+            controller.error(new Error(`the MCP server sent a message of more than ${limit} bytes`));
+            return;
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+
+  /** An HTTP server's message over the frame cap: the fault of an oversized line, and nothing more of it is delivered. */
+  private tooLarge(bytes: number, limit: number): void {
+    if (this.oversized || this.ended) return;
+    this.oversized = true;
+    this.logLine(`the MCP server sent a message of more than ${limit} bytes (${bytes} seen): not read further`);
+    this.fault({ kind: 'frame_too_large', bytes, limit });
+  }
+
   /** One frame to the host, bounded like an extension's line. */
   private deliver(frame: Record<string, unknown>): void {
-    if (this.ended) return;
+    if (this.ended || this.oversized) return;
     const line = JSON.stringify(frame);
     const limit = this.options.maxFrameBytes;
     // A string's UTF-8 size is at most 3 bytes a UTF-16 unit: count only when it may be over.
@@ -443,6 +537,8 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
   private finish(exit: TransportExit): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.refetch.timer);
+    this.refetch.timer = undefined;
     for (const controller of this.calls.values()) controller.abort('closed');
     this.calls.clear();
     // The SDK's pending requests end with the session.

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'eventemitter3';
 import type { ExtensionHost } from '../../src/host/host.js';
 import type { FrameRow, Push } from '../../src/cli/inspect/messages.js';
-import { FRAME_HISTORY, InspectorSession, type Client } from '../../src/cli/inspect/session.js';
+import { FRAME_HISTORY, InspectorSession, MAX_LINE_CHARS, MAX_PANEL_CHARS, MAX_PANELS, type Client } from '../../src/cli/inspect/session.js';
 
 /** Just what the session reads of a host. */
 function fakeHost(): ExtensionHost {
@@ -98,5 +98,30 @@ describe('inspect session', () => {
     expect(row![4].length).toBeLessThan(17_000);
     expect(row![4]).toMatch(/… \(100\d+ characters, cut\)$/);
     expect(row![5]).toBeGreaterThan(100_000);
+  });
+
+  it('cuts huge notes, problems and panels like frames, and keeps a bounded number of panels and notes (counting the others)', () => {
+    const huge = 'n'.repeat(4 * 1024 * 1024);
+    const cb = session.callbacks;
+    for (let i = 0; i < 600; i++) cb.notify!({ extension: 'x', message: huge, level: 'info' } as never);
+    cb.warning!({ message: huge, extension: 'x' } as never);
+    for (let i = 0; i < MAX_PANELS + 10; i++) cb.openPanel!({ extension: 'x', panelId: `p${i}`, title: huge, lines: Array.from({ length: 100 }, () => huge), footer: huge, by: 'extension' } as never);
+    const p = page(() => 0);
+    session.connect(p.client);
+    const hello = p.batches[0]![0]!;
+    if (hello.t !== 'hello') throw new Error('no hello');
+    expect(hello.activity).toHaveLength(500);
+    expect(hello.activity.every((a) => a.text.length < MAX_LINE_CHARS + 100)).toBe(true);
+    expect(hello.activity[0]!.text).toMatch(/… \(4194304 characters, cut\)$/);
+    expect(hello.problems[0]!.message.length).toBeLessThan(MAX_LINE_CHARS + 100);
+    expect(hello.panels).toHaveLength(MAX_PANELS);
+    expect(hello.panels[0]!.panelId).toBe('p10');
+    const panel = hello.panels[0]!;
+    expect(panel.lines.join('').length).toBeLessThanOrEqual(MAX_PANEL_CHARS + 200);
+    expect(panel.lines.at(-1)).toMatch(/more lines, cut\)$/);
+    expect(panel.title!.length + panel.footer!.length).toBeLessThan(2 * MAX_LINE_CHARS + 200);
+    expect(hello.dropped).toEqual({ activity: 100, problems: 0, panels: 10 });
+    // All of it, as the page gets it: a few MB, not the GBs that came in.
+    expect(JSON.stringify(p.batches).length).toBeLessThan(16 * 1024 * 1024);
   });
 });

@@ -230,3 +230,71 @@ describe('workspace trust', { timeout: 15_000 }, () => {
     expect(existsSync(path.join(home, 'trust.json'))).toBe(false);
   });
 });
+
+describe('workspace trust: what the hash covers, and when it is taken (hardening)', { timeout: 15_000 }, () => {
+  /** The request of one host start that denies (nothing is spawned). */
+  async function requestOf(p: ReturnType<typeof project>): Promise<TrustRequest> {
+    const ask = asker('deny');
+    const { host } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust: ask.trust });
+    await host.stop();
+    expect(ask.requests).toHaveLength(1);
+    return ask.requests[0]!;
+  }
+
+  it('an MCP stdio extension shows its command and args, and its server file (in or out of its directory, under the project) is hashed', async () => {
+    const p = project({ exec: undefined, mcp: { command: 'node', args: ['server.mjs', '../../../tools/helper.mjs', '--verbose'] } });
+    writeFileSync(path.join(p.dir, 'server.mjs'), '// v1\n');
+    mkdirSync(path.join(p.cwd, 'tools'));
+    writeFileSync(path.join(p.cwd, 'tools', 'helper.mjs'), '// v1\n');
+    const first = await requestOf(p);
+    expect(first.exec).toEqual({ command: 'node', args: ['server.mjs', '../../../tools/helper.mjs', '--verbose'] });
+    expect(await requestOf(p)).toMatchObject({ hash: first.hash });
+    writeFileSync(path.join(p.dir, 'server.mjs'), '// v2\n');
+    const second = await requestOf(p);
+    expect(second.hash).not.toBe(first.hash);
+    writeFileSync(path.join(p.cwd, 'tools', 'helper.mjs'), '// v2\n');
+    expect((await requestOf(p)).hash).not.toBe(second.hash);
+  });
+
+  it('an arg file elsewhere in the project is hashed for an exec extension too', async () => {
+    const p = project({ args: ['../../../lib/conf.json'] });
+    mkdirSync(path.join(p.cwd, 'lib'));
+    writeFileSync(path.join(p.cwd, 'lib', 'conf.json'), '{}');
+    const first = await requestOf(p);
+    writeFileSync(path.join(p.cwd, 'lib', 'conf.json'), '{"evil":true}');
+    expect((await requestOf(p)).hash).not.toBe(first.hash);
+  });
+
+  it('an MCP HTTP extension shows its URL with the password masked', async () => {
+    const p = project({ exec: undefined, mcp: { url: 'http://user:secret@127.0.0.1:9/mcp' } });
+    expect(await requestOf(p)).toMatchObject({ exec: undefined, url: 'http://***:***@127.0.0.1:9/mcp' });
+  });
+
+  it('a program that changes while the question is asked is asked about again before the spawn; changed again, it is denied', async () => {
+    const p = project();
+    const script = path.join(p.dir, 'run.sh');
+    let edits = 1;
+    const ask = asker((r) => {
+      if (edits-- > 0) writeFileSync(script, SCRIPT('repo-ext', `echo edited-${r.hash.slice(7, 15)} >&2`));
+      return 'once';
+    }, p.ran);
+    const { host } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust: ask.trust });
+    expect(ask.requests.map((r) => r.changed)).toEqual([false, true]);
+    expect(ask.requests[1]!.hash).not.toBe(ask.requests[0]!.hash);
+    expect(host.extensions()[0]).toMatchObject({ state: 'ready', trust: 'once' });
+    expect(p.ran()).toBe(1);
+    await host.stop();
+
+    const p2 = project();
+    let n = 0;
+    const always = asker(() => {
+      writeFileSync(path.join(p2.dir, 'run.sh'), SCRIPT('repo-ext', `echo edit-${++n} >&2`));
+      return 'always';
+    }, p2.ran);
+    const { host: h2, report } = await kit.start({ cwd: p2.cwd, home: p2.home, discover: true, trust: always.trust });
+    expect(always.requests).toHaveLength(2);
+    expect(report.failed.map((f) => f.error.message)).toEqual([`project extension repo-ext (${p2.dir}) was not started: its files changed while the trust question was asked`]);
+    expect(h2.extensions()[0]).toMatchObject({ state: 'failed', trust: 'denied' });
+    expect(p2.ran()).toBe(0);
+  });
+});

@@ -224,6 +224,18 @@ describe('bad input from an MCP server gets the bounds of any extension', { time
     expect(textOf(await host.callTool('echo', { a: 1 }))).toBe('echo {"a":1}');
   });
 
+  it('a flood of tools/list_changed is at most one refetch a second, and the last change is fetched', async () => {
+    const { host } = await start({ mcpServers: fake() });
+    const listsBefore = Number(textOf(await host.callTool('lists', {})));
+    const flooded = nextEvent(host, 'tools:changed', (tools) => tools.some((t) => t.name === 'flooded'));
+    // 13 notifications over ~0.9 s.
+    expect(textOf(await host.callTool('flood', {}))).toBe('flooded');
+    await flooded;
+    const refetches = Number(textOf(await host.callTool('lists', {}))) - listsBefore;
+    expect(refetches).toBeGreaterThanOrEqual(1);
+    expect(refetches).toBeLessThanOrEqual(3);
+  });
+
   it('a crash mid call settles the call with PROCESS_EXITED and names the log', async () => {
     const { host } = await start({ mcpServers: fake() });
     const result = await host.callTool('crash', {});
@@ -255,6 +267,77 @@ async function httpServer(): Promise<{ url: string; close: () => Promise<void> }
     },
   };
 }
+
+/**
+ * A hand-written Streamable HTTP MCP server (no SDK) whose one tool `huge` answers with a body of
+ * `bytes` (JSON, or one SSE event), written as the client reads it; `written` settles with what it
+ * wrote when the response ends (the client stopped reading, or all of it went out).
+ */
+async function hugeHttpServer(mode: 'json' | 'sse', bytes: number): Promise<{ url: string; written: Promise<number>; close: () => Promise<void> }> {
+  let settle!: (n: number) => void;
+  const written = new Promise<number>((resolve) => (settle = resolve));
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (text += c));
+    req.on('end', () => {
+      const message = JSON.parse(text) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const answer = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize') return answer({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'huge', version: '1.0.0' } });
+      if (message.method === 'tools/list') return answer({ tools: [{ name: 'huge', inputSchema: { type: 'object' } }] });
+      res.writeHead(200, { 'content-type': mode === 'sse' ? 'text/event-stream' : 'application/json' });
+      const head = `${mode === 'sse' ? 'event: message\ndata: ' : ''}{"jsonrpc":"2.0","id":${message.id},"result":{"content":[{"type":"text","text":"`;
+      const chunk = 'x'.repeat(64 * 1024);
+      let sent = res.write(head) ? head.length : head.length;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        settle(sent);
+      };
+      res.on('close', finish);
+      const pump = () => {
+        while (!done && sent < bytes) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!done) res.end(`"}]}}${mode === 'sse' ? '\n\n' : ''}`, finish);
+      };
+      pump();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    written,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('a hostile Streamable HTTP MCP server', { timeout: 15_000 }, () => {
+  for (const mode of ['json', 'sse'] as const) {
+    it(`a ${mode} response over the frame cap is cut while it arrives: FRAME_TOO_LARGE naming the extension and its log`, async () => {
+      const huge = await hugeHttpServer(mode, 64 * 1024 * 1024);
+      try {
+        const { host } = await start({ mcpServers: { web: { url: huge.url } }, maxFrameBytes: 256 * 1024 });
+        const result = await host.callTool('huge', {});
+        const info = host.extensions()[0]!;
+        expect(result.failure?.code).toBe('FRAME_TOO_LARGE');
+        expect(result.failure?.message).toContain('web sent a frame of more than 262144 bytes');
+        expect(result.failure?.message).toContain(info.logPath);
+        // The host stopped reading long before the end of the 64 MiB body.
+        expect(await huge.written).toBeLessThan(32 * 1024 * 1024);
+      } finally {
+        await huge.close();
+      }
+    });
+  }
+});
 
 describe('an MCP server over Streamable HTTP', { timeout: 15_000 }, () => {
   let http: Awaited<ReturnType<typeof httpServer>>;

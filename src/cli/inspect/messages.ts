@@ -68,6 +68,8 @@ export type Push =
       problems: ProblemJson[];
       /** The most frames a page keeps (older ones are dropped and counted). */
       frameLimit: number;
+      /** Activity entries, problems and panels the server no longer keeps (past its bounds), since it started. */
+      dropped?: { activity: number; problems: number; panels: number } | undefined;
     }
   | { t: 'extensions'; extensions: ExtensionJson[] }
   | { t: 'tools'; tools: ToolJson[] }

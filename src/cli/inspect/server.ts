@@ -15,7 +15,6 @@ import type { Client, InspectorSession } from './session.js';
 
 /** Largest message a page may send, in bytes. */
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
-const COOKIE = 'zot-inspect';
 
 const FILES: Readonly<Record<string, string>> = {
   '/': 'index.html',
@@ -104,7 +103,8 @@ export class InspectorServer {
 
   private authorised(req: IncomingMessage): boolean {
     const url = new URL(req.url ?? '/', 'http://x');
-    const given = [url.searchParams.get('token'), cookie(req.headers.cookie, COOKIE), bearer(req.headers.authorization)];
+    // No cookie: a cookie ignores ports, so the browser would give it to every other http://localhost:* service it opens.
+    const given = [url.searchParams.get('token'), bearer(req.headers.authorization)];
     return given.some((t) => t !== undefined && t !== null && timingSafeEqual(digest(t), this.token));
   }
 
@@ -126,10 +126,11 @@ export class InspectorServer {
       'x-frame-options': 'DENY',
       'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     };
-    // The page's later requests (its script, its WebSocket) carry the token as a cookie.
-    if (file === 'index.html') headers['set-cookie'] = `${COOKIE}=${encodeURIComponent(this.options.token)}; Path=/; HttpOnly; SameSite=Strict`;
+    // The page's later requests (its script and style, its WebSocket) carry the token in their URL,
+    // from the page (never a cookie: see authorised()).
+    const sent = file === 'index.html' ? withToken(body.toString('utf8'), this.options.token) : body;
     res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : body);
+    res.end(req.method === 'HEAD' ? undefined : sent);
   }
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
@@ -183,18 +184,14 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-function cookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) {
-      try {
-        return decodeURIComponent(v.join('='));
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+/** The page with the token in its script's and style's URLs, and in a meta tag its script reads (for a page opened with a bearer header). */
+function withToken(html: string, token: string): string {
+  const query = `?token=${encodeURIComponent(token)}`;
+  const attr = token.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return html
+    .replace('href="inspector.css"', `href="inspector.css${query}"`)
+    .replace('src="inspector.js"', `src="inspector.js${query}"`)
+    .replace('<head>', `<head>\n    <meta name="zot-inspect-token" content="${attr}" />`);
 }
 
 function bearer(header: string | undefined): string | undefined {

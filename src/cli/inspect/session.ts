@@ -11,8 +11,14 @@ import type { ActivityJson, ExtensionJson, ToolJson, FrameRow, InterceptResultJs
 export const FRAME_HISTORY = 5000;
 /** Notes, submits, diagnostics ... kept for a page that connects later. */
 const ACTIVITY_HISTORY = 500;
-/** A frame's line is cut to this many characters for the page (a 4 MiB image stays in the log). */
-const MAX_LINE_CHARS = 16 * 1024;
+/** A frame's line is cut to this many characters for the page (a 4 MiB image stays in the log); so are activity, problem and panel texts. */
+export const MAX_LINE_CHARS = 16 * 1024;
+/** Panels kept (open ones); past it the one rendered longest ago is forgotten (and counted). */
+export const MAX_PANELS = 64;
+/** Characters of one panel's lines kept; the rest is cut (a line says how many lines were left out). */
+export const MAX_PANEL_CHARS = 64 * 1024;
+/** Short fields (a level, a code, a panel id) are cut to this many characters. */
+const MAX_SHORT_CHARS = 256;
 /** How often pending pushes go out, in ms. */
 const FLUSH_MS = 50;
 /** Bytes of an extension's log a page gets. */
@@ -46,6 +52,8 @@ export class InspectorSession {
   private readonly activity: ActivityJson[] = [];
   private readonly problems: ProblemJson[] = [];
   private readonly panels = new Map<string, PanelJson>();
+  /** What the bounds dropped, since the start (a page that connects is told). */
+  private readonly dropped = { activity: 0, problems: 0, panels: 0 };
   private readonly calls = new Map<string, AbortController>();
   private timer: NodeJS.Timeout | undefined;
   private dirty = { extensions: false, tools: false, commands: false };
@@ -76,7 +84,7 @@ export class InspectorSession {
   /** The host's frameTap: cheap (an array push); lines go out with the next batch. */
   readonly frameTap = (f: FrameTapEntry): void => {
     const bytes = f.line.length;
-    const line = bytes > MAX_LINE_CHARS ? `${f.line.slice(0, MAX_LINE_CHARS)}… (${bytes} characters, cut)` : f.line;
+    const line = cut(f.line);
     const row: FrameRow = [++this.frameSeq, f.at, f.extension, f.direction, line, bytes];
     this.frames.push(row);
     if (this.watch !== undefined) this.watchFrame(f);
@@ -152,29 +160,39 @@ export class InspectorSession {
       activity: [...this.activity],
       problems: [...this.problems],
       frameLimit: FRAME_HISTORY,
+      dropped: { ...this.dropped },
     };
   }
 
   private act(kind: ActivityJson['kind'], extension: string, text: string, level?: string): void {
-    this.remember(this.activity, { at: Date.now(), kind, extension, text, ...(level === undefined ? {} : { level }) });
+    this.remember(this.activity, { at: Date.now(), kind, extension, text: cut(text), ...(level === undefined ? {} : { level: cut(level, MAX_SHORT_CHARS) }) }, 'activity');
     this.broadcast({ t: 'activity', item: this.activity.at(-1)! });
   }
 
-  private problem(item: ProblemJson): void {
-    this.remember(this.problems, item);
+  private problem(raw: ProblemJson): void {
+    const item: ProblemJson = { ...raw, message: cut(raw.message), code: raw.code === undefined ? undefined : cut(raw.code, MAX_SHORT_CHARS) };
+    this.remember(this.problems, item, 'problems');
     this.broadcast({ t: 'problem', item });
     // A crash or a restart shows in the extension list too.
     if (item.extension !== undefined) this.markDirty('extensions');
   }
 
-  private remember<T>(list: T[], item: T): void {
+  private remember<T>(list: T[], item: T, what: 'activity' | 'problems'): void {
     list.push(item);
-    if (list.length > ACTIVITY_HISTORY) list.splice(0, list.length - ACTIVITY_HISTORY);
+    if (list.length > ACTIVITY_HISTORY) this.dropped[what] += list.splice(0, list.length - ACTIVITY_HISTORY).length;
   }
 
   private panel(event: 'open' | 'render', p: PanelView): void {
-    const panel: PanelJson = { extension: p.extension, panelId: p.panelId, title: p.title, lines: [...p.lines], footer: p.footer };
-    this.panels.set(panelKey(p), panel);
+    const panel: PanelJson = { extension: p.extension, panelId: p.panelId, title: p.title === undefined ? undefined : cut(p.title), lines: panelLines(p.lines), footer: p.footer === undefined ? undefined : cut(p.footer) };
+    const key = panelKey(p);
+    // The one rendered last is the newest: past MAX_PANELS the one rendered longest ago goes.
+    this.panels.delete(key);
+    this.panels.set(key, panel);
+    for (const old of this.panels.keys()) {
+      if (this.panels.size <= MAX_PANELS) break;
+      this.panels.delete(old);
+      this.dropped.panels++;
+    }
     this.broadcast({ t: 'panel', event, panel });
   }
 
@@ -359,6 +377,27 @@ export class InspectorSession {
         throw badRequest(`unknown intercept event ${JSON.stringify(event)}`);
     }
   }
+}
+
+/** `text` cut to `max` characters, saying how long it was. */
+function cut(text: string, max = MAX_LINE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters, cut)` : text;
+}
+
+/** A panel's lines for the page: each cut, and no more than MAX_PANEL_CHARS in all. */
+function panelLines(lines: readonly string[]): string[] {
+  const kept: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    if (chars >= MAX_PANEL_CHARS) {
+      kept.push(`… (${lines.length - kept.length} more lines, cut)`);
+      break;
+    }
+    const short = cut(String(line), Math.min(MAX_LINE_CHARS, MAX_PANEL_CHARS - chars));
+    kept.push(short);
+    chars += short.length;
+  }
+  return kept;
 }
 
 function panelKey(p: { extension: string; panelId: string }): string {

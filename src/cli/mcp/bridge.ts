@@ -17,20 +17,34 @@ export interface McpBridgeOptions {
   log: (line: string) => void;
 }
 
-/** What the extensions submitted while a command ran, by extension (see `collectSubmits`). */
-type SubmitSink = (extension: string, text: string) => void;
+/** Where what an extension submits while one of its commands runs as a prompt goes. */
+type SubmitSink = (text: string) => void;
 
 /** The sessions of one `zot-ext mcp` process and what they share. */
 export class McpSessions {
   private readonly servers = new Set<Server>();
-  private readonly submitSinks = new Set<SubmitSink>();
+  /** The prompts running, by extension: what it submits goes to its prompt (see onSubmit). */
+  private readonly submitSinks = new Map<string, Set<SubmitSink>>();
+  private readonly ambiguous = new Set<string>();
   private readonly notified = new Set<string>();
 
   constructor(private readonly options: McpBridgeOptions) {}
 
-  /** The host's `submit` callback: text an extension submits while one of its commands runs joins that prompt's messages. */
+  /**
+   * The host's `submit` callback: text an extension submits while one of its commands runs joins that
+   * prompt's messages, in that session only. While prompts of the same extension run in two sessions
+   * at once, a submit cannot be told apart: it joins neither (a line on stderr says so, once per extension).
+   */
   onSubmit(extension: string, text: string): void {
-    for (const sink of this.submitSinks) sink(extension, text);
+    const sinks = this.submitSinks.get(extension);
+    if (sinks === undefined) return;
+    if (sinks.size === 1) {
+      for (const sink of sinks) sink(text);
+      return;
+    }
+    if (this.ambiguous.has(extension)) return;
+    this.ambiguous.add(extension);
+    this.options.log(`${extension} submitted text while ${sinks.size} of its prompts ran at once: it joins none of them (it could be for any)`);
   }
 
   /** The host's tools changed: every initialised session gets `notifications/tools/list_changed`. */
@@ -97,15 +111,19 @@ export class McpSessions {
     server.setRequestHandler('prompts/list', () => ({ prompts: this.options.host.commands().map(toMcpPrompt) }));
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const { name, arguments: args } = request.params;
-      if (!this.options.host.commands().some((c) => c.name === name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
+      const command = this.options.host.commands().find((c) => c.name === name);
+      if (command === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown prompt ${JSON.stringify(name)}`);
+      const extension = command.extension;
       const submitted: { extension: string; text: string }[] = [];
-      const sink: SubmitSink = (extension, text) => submitted.push({ extension, text });
-      this.submitSinks.add(sink);
+      const sink: SubmitSink = (text) => submitted.push({ extension, text });
+      const sinks = this.submitSinks.get(extension) ?? new Set<SubmitSink>();
+      this.submitSinks.set(extension, sinks.add(sink));
       let outcome: CommandOutcome;
       try {
         outcome = await this.options.host.runCommand({ name, args: args?.args ?? '' }, { signal: ctx.mcpReq.signal, timeoutMs: this.options.commandTimeoutMs });
       } finally {
-        this.submitSinks.delete(sink);
+        sinks.delete(sink);
+        if (sinks.size === 0 && this.submitSinks.get(extension) === sinks) this.submitSinks.delete(extension);
       }
       // A panel no MCP client can show: closed at once, as if the user closed it (the extension is told).
       if (outcome.handled && outcome.panel !== undefined) this.options.host.closePanel(outcome.panel.panelId, { extension: outcome.extension });

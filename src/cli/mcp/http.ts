@@ -110,12 +110,17 @@ export class McpHttpServer {
       session.used = Date.now();
     } else {
       if (req.method !== 'POST') return jsonError(res, 400, 'no Mcp-Session-Id: initialize first');
-      if (this.all.size >= this.options.maxSessions) {
+      // The slot is taken before anything is awaited (close() and newSession() change `all` at once):
+      // initializes that come together cannot open more than --max-sessions.
+      const evicted: Promise<void>[] = [];
+      while (this.all.size > 0 && this.all.size >= this.options.maxSessions) {
         const oldest = [...this.all].reduce((a, b) => (b.used < a.used ? b : a));
         this.options.log(`closed the session idle longest (${Math.round((Date.now() - oldest.used) / 1000)} s): ${this.options.maxSessions} sessions open (--max-sessions) and a new one came`);
-        await oldest.close();
+        evicted.push(oldest.close());
       }
-      session = await this.newSession();
+      const created = this.newSession();
+      await Promise.all(evicted);
+      session = await created;
     }
     const headers = new Headers();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -146,6 +151,7 @@ export class McpHttpServer {
     } else this.refusals.suppressed++;
   }
 
+  /** A new session, in `all` before this returns (the rest is awaited). */
   private async newSession(): Promise<Session> {
     const server = this.options.sessions.create();
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -60,7 +60,8 @@ export class Store {
   private callSeq = 0;
 
   connect(): void {
-    const token = new URLSearchParams(location.search).get('token') ?? '';
+    // The token stays in the page (its URL, or the meta tag the server put in): never a cookie.
+    const token = new URLSearchParams(location.search).get('token') ?? document.querySelector('meta[name="zot-inspect-token"]')?.getAttribute('content') ?? '';
     const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws${token === '' ? '' : `?token=${encodeURIComponent(token)}`}`);
     this.ws = ws;
     ws.onopen = () => {
