@@ -69,7 +69,7 @@ export class StdioTransport extends StreamTransport {
         }
         started += ` (unsandboxed: sandbox 'auto' but ${sandbox.backend.reason ?? 'no backend'})`;
       } else {
-        spawned = await sandboxedSpawn(sandbox, { command, args, dir, env: spawned.env, name });
+        spawned = await sandboxedSpawn(sandbox, { command, args, dir, dataDir: sandbox.dataDir, env: spawned.env, name });
         started += ` (sandbox ${sandbox.backend.kind}, network ${sandbox.policy.network})`;
       }
     }
