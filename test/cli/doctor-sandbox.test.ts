@@ -27,8 +27,6 @@ describe('doctor --sandbox', { timeout: 30_000 }, () => {
   });
 
   it('refuses a mode it does not know', async () => {
-    // Its directory is read-only in the sandbox: it writes its data dir, <home>/data/<name>.
-    const data = path.join(sandbox.home, 'data', 'hello-sh');
     const r = await sandbox.cli('doctor', '--sandbox', 'on');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--sandbox "on": use off, auto or required');
