@@ -281,13 +281,16 @@ const NEVER_UNDER = ['/run', '/proc', '/sys', '/var', '/dev'];
 
 /**
  * Why `prefix` is no install prefix to mount (undefined: it may be): too shallow (`/home/x`, `/opt`),
- * under /run, /proc, /sys, /var or /dev, or a home (or above one) itself.
+ * under /run, /proc, /sys, /var or /dev, a home (or above one) itself, or a directory right in a
+ * home (`~/.local`, `~/.cargo`: they hold more than an interpreter) unless it is a version
+ * manager's root found through its `shims` (`~/.pyenv`).
  */
-export function prefixProblem(prefix: string, homes: readonly string[]): string | undefined {
+export function prefixProblem(prefix: string, homes: readonly string[], shims = false): string | undefined {
   const depth = prefix.split('/').filter((c) => c.length > 0).length;
   if (depth <= 2) return `${prefix} is too shallow to be an install prefix`;
   if (NEVER_UNDER.some((root) => under(prefix, root))) return `${prefix} is under ${NEVER_UNDER.find((root) => under(prefix, root))}`;
   if (['/home', '/root', ...homes].some((home) => under(home, prefix))) return `${prefix} is a home directory or above one`;
+  if (!shims && homes.some((home) => path.dirname(prefix) === home)) return `${prefix} is a directory of the home, not an interpreter's own prefix`;
   return undefined;
 }
 
@@ -332,7 +335,7 @@ async function programRoots(command: string, env: NodeJS.ProcessEnv, systemRoots
     if (real === undefined || !(await executable(real))) return;
     for (const candidate of [path.resolve(file), real]) {
       const prefix = prefixOf(candidate);
-      if (systemRoots.some((root) => under(prefix, root)) || prefixProblem(prefix, homes) !== undefined) continue;
+      if (systemRoots.some((root) => under(prefix, root)) || prefixProblem(prefix, homes, path.basename(path.dirname(candidate)) === 'shims') !== undefined) continue;
       roots.add(prefix);
     }
   };
@@ -374,8 +377,15 @@ export async function bwrapArgs(policy: ResolvedSandbox, target: SandboxTarget):
     if (resolv !== undefined && !systemRoots.some((root) => under(resolv, root))) args.push('--ro-bind-try', resolv, resolv);
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  const program = (await onPath(target.command, target.env)) ?? target.command;
-  for (const root of await programRoots(program, target.env, systemRoots)) args.push('--ro-bind-try', root, root);
+  let program = (await onPath(target.command, target.env)) ?? target.command;
+  const roots = await programRoots(program, target.env, systemRoots);
+  for (const root of roots) args.push('--ro-bind-try', root, root);
+  // A program whose path as named is not mounted (`~/.local/bin/node -> ~/.nvm/.../bin/node`) runs by its real path.
+  const visible = (file: string) => [...systemRoots, ...roots, target.dir].some((root) => under(file, root));
+  if (path.isAbsolute(program) && !visible(program)) {
+    const real = await realpath(program).catch(() => undefined);
+    if (real !== undefined && visible(real)) program = real;
+  }
   // Later mounts cover earlier ones: the grants first, then the extension directory and its manifest
   // (so a grant that contains the directory cannot make the manifest writable again).
   // A grant through a symlink is not bound (checked again here: the path may have changed since start()).

@@ -150,6 +150,24 @@ describe('bubblewrap arguments', () => {
     expect(prefixProblem('/srv/users', ['/srv/users/pat'])).toBeDefined();
     expect(prefixProblem('/srv/users/pat/.pyenv/versions/3.11.7', ['/srv/users/pat'])).toBeUndefined();
     expect(prefixProblem('/home/pat/.nvm/versions/node/v22', ['/home/pat'])).toBeUndefined();
+    // Right in the home: ~/.local, ~/.cargo hold more than an interpreter (credentials); a version manager's root through its shims is fine.
+    expect(prefixProblem('/home/pat/.local', ['/home/pat'])).toMatch(/directory of the home/);
+    expect(prefixProblem('/home/pat/.cargo', ['/home/pat'])).toBeDefined();
+    expect(prefixProblem('/home/pat/.pyenv', ['/home/pat'], true)).toBeUndefined();
+  });
+
+  it('a program on PATH in ~/.local/bin that links to an install prefix: that prefix is mounted, not ~/.local, and it runs by its real path', async () => {
+    const home = path.join(temp.dir, 'u2');
+    const prefix = path.join(home, '.nvm', 'versions', 'node', 'v22');
+    mkdirSync(path.join(prefix, 'bin'), { recursive: true });
+    mkdirSync(path.join(home, '.local', 'bin'), { recursive: true });
+    const node = path.join(prefix, 'bin', 'fakenode');
+    writeFileSync(node, '');
+    chmodSync(node, 0o755);
+    symlinkSync(node, path.join(home, '.local', 'bin', 'fakenode'));
+    const args = await bwrapArgs(resolveSandbox('required', undefined, '/'), { ...target, command: 'fakenode', env: { PATH: `${path.join(home, '.local', 'bin')}:/usr/bin`, HOME: home } });
+    expect(pair(args, '--ro-bind-try').map(([from]) => from)).toEqual([prefix]);
+    expect(args[args.indexOf('--') + 1]).toBe(node);
   });
 
   it('a grant through a symlink is refused (checkGrants) and never bound, even if it became one after start', async () => {
