@@ -158,6 +158,17 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     }
   });
 
+  it('a data dir that cannot be made: SPAWN_FAILED naming the extension, the data dir and its log', { timeout: 20_000 }, async () => {
+    const home = path.join(kit.dir, 'file-home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, 'data'), 'a file where the data dirs go');
+    const { host, report } = await kit.start({ home, explicit: [fixture('sandbox/caller-sh')], sandbox: { mode: 'required' } });
+    const failure = report.failed[0]!;
+    expect(failure.error).toMatchObject({ code: 'SPAWN_FAILED', extension: 'caller-sh', message: expect.stringContaining(path.join(home, 'data', 'caller-sh')) });
+    await host.stop();
+    expect(readFileSync(failure.logPath!, 'utf8')).toContain('cannot prepare its sandbox');
+  });
+
   it("a sandboxed extension cannot call_tool the agent's built-in tools (they run unsandboxed) unless granted call_tool explicitly", { timeout: 20_000 }, async () => {
     const ran: string[] = [];
     const answers: string[] = [];
