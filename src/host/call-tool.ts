@@ -10,7 +10,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CallToolFrame, CallToolResultFrame, ContentBlock } from '../protocol/frames.js';
 import { callTool } from './calls.js';
 import type { HostContext, LoadedExtension, ToolCallLink } from './context.js';
-import { permits } from './security.js';
+import { builtinCallRefused, permits } from './security.js';
 import type { BuiltinToolResult, ExtensionToolCall, ToolContent } from './types.js';
 
 /** Longest chain of tool names, the outermost call included (zot's). */
@@ -64,6 +64,9 @@ export function callToolRequest(ctx: HostContext, ext: LoadedExtension, frame: C
   if (ctx.status !== 'running') return refuse(`no active agent (the host is ${ctx.status})`, chain);
   const unknown = unknownTool(ctx, name);
   if (unknown !== undefined) return refuse(unknown, chain);
+  // The agent's built-in tools run outside the sandbox: not for a confined extension unless granted explicitly.
+  const confined = ctx.toolRegistry.isBuiltin(name) ? builtinCallRefused(ctx, ext) : undefined;
+  if (confined !== undefined) return refuse(confined, chain);
   const max = ctx.options.callToolConcurrency ?? DEFAULT_CALL_TOOL_CONCURRENCY;
   if (calls.size >= max) return refuse(`too many call_tool requests in flight (at most ${max} per extension)`, chain);
 

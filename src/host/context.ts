@@ -374,7 +374,7 @@ export class LoadedExtension implements ProcessWatcher {
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
-      sandbox: sandboxInfo(this.slot.spec.sandbox, this.dir, this.slot.spec.url !== undefined || (this.slot.spec.mcp !== undefined && 'url' in this.slot.spec.mcp) ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
+      sandbox: sandboxInfo(this.slot.spec.sandbox, this.slot.spec.url !== undefined || (this.slot.spec.mcp !== undefined && 'url' in this.slot.spec.mcp) ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
       trust: this.slot.trust,
     };
   }

@@ -12,7 +12,7 @@ import { ExtensionProcess, type Launch } from '../process/extension-process.js';
 import { HOST_CAPABILITIES, TRACING_CAPABILITIES } from '../process/negotiation.js';
 import type { ProtocolCapability } from '../protocol/names.js';
 import { memoryChild } from '../transport/memory.js';
-import { detectSandbox, resolveSandbox } from '../transport/sandbox.js';
+import { checkGrants, detectSandbox, resolveSandbox, sandboxActive, sandboxDataDir } from '../transport/sandbox.js';
 import { settlesWithin } from '../transport/settles-within.js';
 import { VERSION } from '../version.js';
 import { LoadedExtension, type ExtensionSlot, type ExtensionSpec, type HostContext } from './context.js';
@@ -137,16 +137,22 @@ async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promi
   const { sandbox, sandboxByExtension } = ctx.options;
   if (sandbox === undefined && sandboxByExtension === undefined && specs.every((s) => s.sandboxRequested === undefined)) return warnings;
   for (const spec of specs) {
-    const policy = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
-    if (policy.mode === 'off') continue;
+    const resolved = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
+    if (resolved.mode === 'off') continue;
+    const dataDir = sandboxDataDir(ctx.home, spec.name);
     const remote = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp);
     if (remote || spec.memory !== undefined) {
       // Not a process of this machine's: nothing to confine (extensions() says so).
-      spec.sandbox = { policy, backend: { kind: 'none', reason: remote ? 'not applicable (remote)' : 'not applicable (in-memory)' } };
+      spec.sandbox = { policy: resolved, backend: { kind: 'none', reason: remote ? 'not applicable (remote)' : 'not applicable (in-memory)' }, dataDir };
       continue;
     }
+    // A grant through a symlink is refused: bwrap would follow it (a repository's `out -> ~`).
+    const { policy, refused } = await checkGrants(resolved);
+    for (const grant of refused) {
+      warnings.push({ code: 'SANDBOX_GRANT_REFUSED', severity: 'warning', extension: spec.name, path: grant.path, message: `${spec.name}: the ${grant.kind} sandbox grant ${grant.path} is refused: it goes through a symlink (to ${grant.real}); grant the real path instead` });
+    }
     const backend = await detectSandbox(policy.bwrap);
-    spec.sandbox = { policy, backend };
+    spec.sandbox = { policy, backend, dataDir };
     if (backend.kind === 'none' && policy.mode === 'auto') {
       warnings.push({ code: 'SANDBOX_UNAVAILABLE', severity: 'warning', extension: spec.name, message: `${spec.name} runs unsandboxed (sandbox 'auto'): ${backend.reason ?? 'no sandbox backend'}` });
     }
@@ -168,6 +174,8 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,
+    // Confined, its directory is read-only: hello_ack's data_dir is its own writable one.
+    dataDir: sandboxActive(spec.sandbox) ? spec.sandbox!.dataDir : undefined,
     launch: launchFor(ctx, spec, security.env, remoteEnv),
     logDir: ctx.logDir,
     host: { hostVersion: options.hostVersion ?? VERSION, provider: ctx.provider, model: ctx.model, cwd: ctx.cwd },

@@ -339,3 +339,24 @@ export function headerSecrets(headers: Readonly<Record<string, string>> | undefi
   const resolved = resolveHeaders(headers, env);
   return resolved.ok ? resolved.secrets : [];
 }
+
+/**
+ * The embedder granted `call_tool` to `name` explicitly: its `permissions` option (the extension's
+ * own entry, else `default`) is `'all'` or has `callTool: true`. Without the option every extension
+ * has every permission by default (zot's behaviour): that is not explicit.
+ */
+export function callToolExplicit(policy: PermissionPolicy | undefined, name: string): boolean {
+  const own = forExtension(policy?.byExtension, name) ?? policy?.default;
+  return own !== undefined && grantedOf(own).callTool;
+}
+
+/**
+ * Why `ext` may not call the agent's built-in tool (they run unsandboxed, in the agent): it runs
+ * confined by the OS sandbox and the embedder did not grant it `call_tool` explicitly. Undefined: it may.
+ */
+export function builtinCallRefused(ctx: HostContext, ext: LoadedExtension): string | undefined {
+  const launch = ext.slot.spec.sandbox;
+  const confined = launch !== undefined && launch.policy.mode !== 'off' && launch.backend.kind !== 'none';
+  if (!confined || (ext.security.granted.callTool && callToolExplicit(ctx.options.permissions, ext.name))) return undefined;
+  return `built-in tools are not available to a sandboxed extension (${ext.name} runs sandboxed; grant it "call_tool" in the permissions option to allow them)`;
+}

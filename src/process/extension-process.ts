@@ -47,6 +47,8 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   readonly stuckMs: number;
   // What is used after construction, not the options object (and its launch) for the process's life.
   private readonly host: ExtensionProcessOptions['host'];
+  /** hello_ack's data_dir when not `dir` (a sandboxed extension's). */
+  private readonly dataDir: string | undefined;
   private readonly offered: ExtensionProcessOptions['capabilities'];
   private readonly helloTimeout: number;
   private readonly transport: Transport;
@@ -74,7 +76,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
 
   constructor(options: ExtensionProcessOptions) {
     super(options);
-    ({ host: this.host, capabilities: this.offered } = options);
+    ({ host: this.host, capabilities: this.offered, dataDir: this.dataDir } = options);
     this.helloTimeout = options.timeouts?.hello ?? 5000;
     const maxFrameBytes = (this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
     const { timeouts } = options;
@@ -305,7 +307,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     // zot's tool_cancel only where our cancel (which also carries the reason) was not negotiated.
     this.connection.toolCancels = this.upstream.includes('tool_cancel') && !this.connection.cancels;
     // hello_ack goes out immediately: newer SDKs wait for it before registering.
-    this.send(helloAck(this.host, this.dir, negotiated, this.upstream));
+    this.send(helloAck(this.host, this.dir, negotiated, this.upstream, this.dataDir));
     this.helloWait?.accept(frame);
     // Settled: what it would still answer (end(), waiting) is what no wait answers.
     this.helloWait = undefined;

@@ -50,9 +50,10 @@ export function upstreamDeclared(declared: readonly string[] | undefined): Upstr
 /**
  * The host's `hello_ack`; without a negotiated extension, the bytes stay zot's. `capabilities` lists
  * what was negotiated, then zot's `call_tool` when the extension declared it (zot lists it for every
- * extension; we keep a snapshot-era extension's bytes).
+ * extension; we keep a snapshot-era extension's bytes). `data_dir` is `dir` (zot's) unless the
+ * extension runs sandboxed: then its own writable `dataDir` (docs/protocol.md).
  */
-export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapability[], upstream: readonly UpstreamCapability[] = []): HelloAckFrame {
+export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapability[], upstream: readonly UpstreamCapability[] = [], dataDir: string = dir): HelloAckFrame {
   const ack: HelloAckFrame = {
     type: 'hello_ack',
     protocol_version: PROTOCOL_VERSION,
@@ -61,7 +62,7 @@ export function helloAck(host: HostInfo, dir: string, negotiated: ProtocolCapabi
     model: host.model,
     cwd: host.cwd,
     extension_dir: dir,
-    data_dir: dir,
+    data_dir: dataDir,
   };
   if (upstream.includes('call_tool')) ack.capabilities = [...negotiated, 'call_tool'];
   else if (negotiated.length > 0) ack.capabilities = negotiated;

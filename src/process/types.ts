@@ -29,8 +29,10 @@ export interface HostInfo {
 export interface ExtensionProcessOptions {
   /** The manifest name; used for the log file and in every message. */
   name: string;
-  /** The extension directory: the child's cwd, and extension_dir/data_dir in hello_ack. */
+  /** The extension directory: the child's cwd, and extension_dir (and by default data_dir) in hello_ack. */
   dir: string;
+  /** hello_ack's data_dir (a sandboxed extension's own writable dir). @default dir */
+  dataDir?: string | undefined;
   launch: Launch;
   /** Directory of `ext-<name>.log`. */
   logDir: string;

@@ -5,7 +5,8 @@
 // `sandbox-exec` with a profile generated from the same policy (untested on CI). Elsewhere: none.
 // Nothing here imports a higher layer: the host resolves the policy and hands it to the transport.
 import { constants } from 'node:fs';
-import { access, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readlink, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 
 /** `'off'`: no sandbox (zot's behaviour). `'auto'`: sandbox where the platform can, a warning where it cannot. `'required'`: no sandbox, no start. */
@@ -70,10 +71,65 @@ export interface SandboxBackend {
   reason?: string | undefined;
 }
 
-/** What the transport gets: the policy, and the backend found for it. */
+/** What the transport gets: the policy, the backend found for it, and the extension's data dir. */
 export interface SandboxLaunch {
   policy: ResolvedSandbox;
   backend: SandboxBackend;
+  /**
+   * Its writable data dir when confined (hello_ack's `data_dir`): `<home>/data/<name>`, created 0700
+   * at the spawn. The extension directory itself is read-only in the sandbox.
+   */
+  dataDir: string;
+}
+
+/** Whether `launch` confines its process (a mode other than `'off'` and a backend). */
+export function sandboxActive(launch: SandboxLaunch | undefined): boolean {
+  return launch !== undefined && launch.policy.mode !== 'off' && launch.backend.kind !== 'none';
+}
+
+/** `<home>/data/<name>`: a sandboxed extension's data dir (its name made a safe file name). */
+export function sandboxDataDir(home: string, name: string): string {
+  const file = encodeURIComponent(name);
+  return path.join(home, 'data', /^\.+$/.test(file) ? file.replace(/\./g, '%2E') : file);
+}
+
+/** A grant refused because its path goes through a symlink (SANDBOX_GRANT_REFUSED). */
+export interface RefusedGrant {
+  kind: 'writable' | 'readable';
+  path: string;
+  /** Where the symlink leads. */
+  real: string;
+}
+
+/** A grant's real path when it is the path given (no component is a symlink); `false`: a symlink; undefined: missing. */
+async function grantPath(file: string): Promise<string | false | undefined> {
+  let real;
+  try {
+    real = await realpath(file);
+  } catch {
+    return undefined;
+  }
+  return real === file ? real : false;
+}
+
+/**
+ * The policy without the grants that go through a symlink (bwrap would follow it: a cloned repo's
+ * `out -> ~` would make the home writable), and those refused. A missing path is kept (bound only
+ * if it exists at the spawn, checked again then).
+ */
+export async function checkGrants(policy: ResolvedSandbox): Promise<{ policy: ResolvedSandbox; refused: RefusedGrant[] }> {
+  const refused: RefusedGrant[] = [];
+  const keep = async (kind: 'writable' | 'readable', list: readonly string[]): Promise<string[]> => {
+    const out: string[] = [];
+    for (const file of list) {
+      if ((await grantPath(file)) !== false) out.push(file);
+      else refused.push({ kind, path: file, real: await realpath(file).catch(() => file) });
+    }
+    return out;
+  };
+  const writable = await keep('writable', policy.writable);
+  const readable = await keep('readable', policy.readable);
+  return { policy: refused.length === 0 ? policy : { ...policy, writable, readable }, refused };
 }
 
 const MODES: readonly SandboxMode[] = ['off', 'auto', 'required'];
@@ -116,14 +172,14 @@ export function resolveSandbox(option: SandboxOption | undefined, manifest: Mani
 }
 
 /** `extensions()`'s view of a launch (`launch` undefined: not a spawned process, e.g. remote). */
-export function sandboxInfo(launch: SandboxLaunch | undefined, dataDir: string, notApplicable?: string): SandboxInfo {
+export function sandboxInfo(launch: SandboxLaunch | undefined, notApplicable?: string): SandboxInfo {
   if (launch === undefined || notApplicable !== undefined) {
     return { mode: launch?.policy.mode ?? 'off', active: false, backend: 'none', network: 'all', writable: [], ...(notApplicable !== undefined ? { reason: notApplicable } : {}) };
   }
   const { policy, backend } = launch;
   if (policy.mode === 'off') return { mode: 'off', active: false, backend: 'none', network: 'all', writable: [] };
   if (backend.kind === 'none') return { mode: policy.mode, active: false, backend: 'none', network: 'all', writable: [], reason: backend.reason };
-  return { mode: policy.mode, active: true, backend: backend.kind, network: policy.network, writable: [dataDir, ...policy.writable] };
+  return { mode: policy.mode, active: true, backend: backend.kind, network: policy.network, writable: [launch.dataDir, ...policy.writable] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,8 +241,10 @@ async function detect(bwrapPath: string | undefined): Promise<SandboxBackend> {
 export interface SandboxTarget {
   command: string;
   args: readonly string[];
-  /** The extension directory: its cwd, readable, and (as zot's `data_dir`) writable. */
+  /** The extension directory: its cwd, read-only. */
   dir: string;
+  /** Its data dir (hello_ack's `data_dir`): writable, created 0700 here. */
+  dataDir: string;
   env: NodeJS.ProcessEnv;
   /** The extension's name (macOS temp dir). */
   name: string;
@@ -218,7 +276,28 @@ function prefixOf(file: string): string {
   return base === 'bin' || base === 'shims' ? path.dirname(dir) : dir;
 }
 
-/** The interpreter a script names on its `#!` line (`env X` resolved on PATH). */
+/** Never mounted as a program's prefix: the kernel's and the machine's state, the homes. */
+const NEVER_UNDER = ['/run', '/proc', '/sys', '/var', '/dev'];
+
+/**
+ * Why `prefix` is no install prefix to mount (undefined: it may be): too shallow (`/home/x`, `/opt`),
+ * under /run, /proc, /sys, /var or /dev, a home (or above one) itself, or a directory right in a
+ * home (`~/.local`, `~/.cargo`: they hold more than an interpreter) unless it is a version
+ * manager's root found through its `shims` (`~/.pyenv`).
+ */
+export function prefixProblem(prefix: string, homes: readonly string[], shims = false): string | undefined {
+  const depth = prefix.split('/').filter((c) => c.length > 0).length;
+  if (depth <= 2) return `${prefix} is too shallow to be an install prefix`;
+  if (NEVER_UNDER.some((root) => under(prefix, root))) return `${prefix} is under ${NEVER_UNDER.find((root) => under(prefix, root))}`;
+  if (['/home', '/root', ...homes].some((home) => under(home, prefix))) return `${prefix} is a home directory or above one`;
+  if (!shims && homes.some((home) => path.dirname(prefix) === home)) return `${prefix} is a directory of the home, not an interpreter's own prefix`;
+  return undefined;
+}
+
+/**
+ * The interpreter a script names on its `#!` line: an absolute path, or `env NAME` with exactly one
+ * plain word (no option, no assignment, no `-S`), looked up on PATH. Anything else: none.
+ */
 async function shebang(file: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   let handle;
   try {
@@ -228,10 +307,11 @@ async function shebang(file: string, env: NodeJS.ProcessEnv): Promise<string | u
     const head = buffer.subarray(0, bytesRead).toString('latin1');
     if (!head.startsWith('#!')) return undefined;
     const words = head.slice(2).split('\n')[0]!.trim().split(/\s+/);
-    if (words[0] === undefined || words[0] === '') return undefined;
+    if (words[0] === undefined || !path.isAbsolute(words[0])) return undefined;
     if (path.basename(words[0]) === 'env') {
-      const name = words.slice(1).find((w) => !w.startsWith('-') && !w.includes('='));
-      return name === undefined ? undefined : onPath(name, env);
+      const rest = words.slice(1);
+      if (rest.length !== 1 || rest[0]!.startsWith('-') || rest[0]!.includes('=') || rest[0]!.includes('/')) return undefined;
+      return onPath(rest[0]!, env);
     }
     return words[0];
   } catch {
@@ -241,14 +321,22 @@ async function shebang(file: string, env: NodeJS.ProcessEnv): Promise<string | u
   }
 }
 
-/** The prefixes outside the system view that the program (and its script interpreter) need. */
+/**
+ * The prefixes outside the system view that the program (and its script interpreter) need: only
+ * for a file that exists and is a regular executable (its real path), and only a prefix that
+ * prefixProblem() accepts (the extension chooses its `#!` line: it must not choose mounts).
+ */
 async function programRoots(command: string, env: NodeJS.ProcessEnv, systemRoots: readonly string[]): Promise<string[]> {
   const roots = new Set<string>();
+  const homes = [...new Set([env.HOME, process.env.HOME, homedir()].filter((h): h is string => typeof h === 'string' && path.isAbsolute(h)).map((h) => path.resolve(h)))];
   const add = async (file: string | undefined) => {
-    if (file === undefined) return;
-    for (const candidate of [file, await realpath(file).catch(() => file)]) {
+    if (file === undefined || !path.isAbsolute(file)) return;
+    const real = await realpath(file).catch(() => undefined);
+    if (real === undefined || !(await executable(real))) return;
+    for (const candidate of [path.resolve(file), real]) {
       const prefix = prefixOf(candidate);
-      if (!systemRoots.some((root) => under(prefix, root)) && prefix !== '/') roots.add(prefix);
+      if (systemRoots.some((root) => under(prefix, root)) || prefixProblem(prefix, homes, path.basename(path.dirname(candidate)) === 'shims') !== undefined) continue;
+      roots.add(prefix);
     }
   };
   await add(command);
@@ -256,13 +344,9 @@ async function programRoots(command: string, env: NodeJS.ProcessEnv, systemRoots
   return [...roots];
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
+/** The data dir, created 0700 (its parents too) when missing. */
+async function makeDataDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
 }
 
 /**
@@ -293,17 +377,25 @@ export async function bwrapArgs(policy: ResolvedSandbox, target: SandboxTarget):
     if (resolv !== undefined && !systemRoots.some((root) => under(resolv, root))) args.push('--ro-bind-try', resolv, resolv);
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  const program = (await onPath(target.command, target.env)) ?? target.command;
-  for (const root of await programRoots(program, target.env, systemRoots)) args.push('--ro-bind-try', root, root);
+  let program = (await onPath(target.command, target.env)) ?? target.command;
+  const roots = await programRoots(program, target.env, systemRoots);
+  for (const root of roots) args.push('--ro-bind-try', root, root);
+  // A program whose path as named is not mounted (`~/.local/bin/node -> ~/.nvm/.../bin/node`) runs by its real path.
+  const visible = (file: string) => [...systemRoots, ...roots, target.dir].some((root) => under(file, root));
+  if (path.isAbsolute(program) && !visible(program)) {
+    const real = await realpath(program).catch(() => undefined);
+    if (real !== undefined && visible(real)) program = real;
+  }
   // Later mounts cover earlier ones: the grants first, then the extension directory and its manifest
   // (so a grant that contains the directory cannot make the manifest writable again).
-  for (const file of policy.readable) args.push('--ro-bind-try', file, file);
-  for (const file of policy.writable) args.push('--bind-try', file, file);
-  // The extension directory is its data dir (hello_ack's data_dir, where zot extensions keep their
-  // state): writable; its manifest stays read-only, so the extension cannot rewrite what it asks for.
-  args.push('--bind', target.dir, target.dir);
-  const manifest = path.join(target.dir, 'extension.json');
-  if (await exists(manifest)) args.push('--ro-bind', manifest, manifest);
+  // A grant through a symlink is not bound (checked again here: the path may have changed since start()).
+  for (const file of policy.readable) if (typeof (await grantPath(file)) === 'string') args.push('--ro-bind-try', file, file);
+  for (const file of policy.writable) if (typeof (await grantPath(file)) === 'string') args.push('--bind-try', file, file);
+  // The extension directory (its code, manifest, .git, package.json) is read-only, even inside a
+  // writable grant; its data dir (hello_ack's data_dir under the sandbox) is writable.
+  args.push('--ro-bind', target.dir, target.dir);
+  await makeDataDir(target.dataDir);
+  args.push('--bind', target.dataDir, target.dataDir);
   // Whatever bwrap created to hold the mounts (the root, /home/<user> above a bound dir) is read-only.
   args.push('--remount-ro', '/', '--chdir', target.dir, '--setenv', 'TMPDIR', '/tmp', '--', program, ...target.args);
   return args;
@@ -318,11 +410,11 @@ const DARWIN_READABLE = ['/usr', '/bin', '/sbin', '/System', '/Library', '/opt/h
 /**
  * A `sandbox-exec` profile (SBPL) for the policy: deny by default; read the system, the program's
  * prefixes, the extension directory and the `readable` grants; write the data dir, `tmp` and the
- * `writable` grants; the network as granted; signals only within the sandbox.
+ * `writable` grants (never the extension directory); the network as granted; signals only within the sandbox.
  */
-export function sandboxExecProfile(policy: ResolvedSandbox, where: { dir: string; tmp: string; programRoots?: readonly string[] }): string {
-  const readable = [...DARWIN_READABLE, ...(where.programRoots ?? []), ...policy.readable, where.dir];
-  const writable = [where.dir, where.tmp, ...policy.writable];
+export function sandboxExecProfile(policy: ResolvedSandbox, where: { dir: string; dataDir: string; tmp: string; programRoots?: readonly string[] }): string {
+  const readable = [...DARWIN_READABLE, ...(where.programRoots ?? []), ...policy.readable, where.dir, where.dataDir];
+  const writable = [where.dataDir, where.tmp, ...policy.writable];
   const lines = [
     '(version 1)',
     '(deny default)',
@@ -336,8 +428,9 @@ export function sandboxExecProfile(policy: ResolvedSandbox, where: { dir: string
     '(allow file-read-metadata)',
     `(allow file-read* (literal "/") ${readable.map((p) => `(subpath ${sbpl(p)})`).join(' ')})`,
     `(allow file-write* (literal "/dev/null") (literal "/dev/tty") ${writable.map((p) => `(subpath ${sbpl(p)})`).join(' ')})`,
-    // The manifest stays read-only inside the writable extension directory.
-    `(deny file-write* (literal ${sbpl(path.join(where.dir, 'extension.json'))}))`,
+    // The extension directory stays read-only, even inside a writable grant (the last rule wins).
+    `(deny file-write* (subpath ${sbpl(where.dir)}))`,
+    `(allow file-write* (subpath ${sbpl(where.dataDir)}))`,
   ];
   if (policy.network === 'loopback') lines.push('(allow network-bind (local ip "localhost:*"))', '(allow network-inbound (local ip "localhost:*"))', '(allow network-outbound (remote ip "localhost:*"))');
   else if (policy.network === 'all') lines.push('(allow network*)', '(allow system-socket)');
@@ -349,14 +442,18 @@ export function sandboxExecProfile(policy: ResolvedSandbox, where: { dir: string
  * run instead, and the environment. The caller checked `launch.backend.kind !== 'none'`.
  */
 export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarget): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv; cleanup?: () => void }> {
-  const { policy, backend } = launch;
+  let { policy } = launch;
+  const { backend } = launch;
   if (backend.kind === 'bwrap') return { command: backend.path!, args: await bwrapArgs(policy, target), env: target.env };
   // sandbox-exec: a private temp dir per start, under the system's.
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), `zot-ext-${target.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-`)));
   const program = (await onPath(target.command, target.env)) ?? target.command;
-  const profile = sandboxExecProfile(policy, { dir: target.dir, tmp, programRoots: await programRoots(program, target.env, ['/usr', '/bin', '/sbin', '/System', '/Library']) });
+  await makeDataDir(target.dataDir);
+  const symlinked = async (list: readonly string[]) => (await Promise.all(list.map(async (f) => ((await grantPath(f)) === false ? undefined : f)))).filter((f): f is string => f !== undefined);
+  policy = { ...policy, writable: await symlinked(policy.writable), readable: await symlinked(policy.readable) };
+  const profile = sandboxExecProfile(policy, { dir: target.dir, dataDir: target.dataDir, tmp, programRoots: await programRoots(program, target.env, ['/usr', '/bin', '/sbin', '/System', '/Library']) });
   const { rm } = await import('node:fs/promises');
   return { command: backend.path!, args: ['-p', profile, program, ...target.args], env: { ...target.env, TMPDIR: tmp }, cleanup: () => void rm(tmp, { recursive: true, force: true }).catch(() => undefined) };
 }

@@ -69,7 +69,14 @@ export class StdioTransport extends StreamTransport {
         }
         started += ` (unsandboxed: sandbox 'auto' but ${sandbox.backend.reason ?? 'no backend'})`;
       } else {
-        spawned = await sandboxedSpawn(sandbox, { command, args, dir, env: spawned.env, name });
+        try {
+          spawned = await sandboxedSpawn(sandbox, { command, args, dir, dataDir: sandbox.dataDir, env: spawned.env, name });
+        } catch (err) {
+          // Its data dir could not be made (the home not writable, a file in the way).
+          const error = this.error(`cannot start ${name}: cannot prepare its sandbox (data dir ${sandbox.dataDir}): ${(err as Error).message}`, err);
+          void log.write(error.message);
+          throw error;
+        }
         started += ` (sandbox ${sandbox.backend.kind}, network ${sandbox.policy.network})`;
       }
     }

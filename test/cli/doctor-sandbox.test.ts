@@ -14,14 +14,16 @@ describe('doctor --sandbox', { timeout: 30_000 }, () => {
     const remote = path.join(sandbox.dir, 'far');
     mkdirSync(remote, { recursive: true });
     writeFileSync(path.join(remote, 'extension.json'), JSON.stringify({ name: 'far', url: 'ws://127.0.0.1:9/x' }));
+    // Its directory is read-only in the sandbox: it writes its data dir, <home>/data/<name>.
+    const data = path.join(sandbox.home, 'data', 'hello-sh');
     const r = await sandbox.cli('doctor', '--no-discover', '--sandbox', 'required', local, remote);
     expect(r.stdout).toMatch(/^✓ hello-sh 1\.0\.0 \(explicit\) ready in/m);
-    expect(r.stdout).toContain(`    sandbox: bwrap (required), network none, writes ${local}, a private /tmp\n`);
+    expect(r.stdout).toContain(`    sandbox: bwrap (required), network none, writes ${data}, a private /tmp\n`);
     expect(r.stdout).toContain('    sandbox: not applicable (remote)\n');
     const run = await sandbox.cli('run', '--sandbox', 'required', local);
-    expect(run.stderr).toContain(`    sandbox: bwrap (required), network none, writes ${local}, a private /tmp\n`);
+    expect(run.stderr).toContain(`    sandbox: bwrap (required), network none, writes ${data}, a private /tmp\n`);
     const json = JSON.parse((await sandbox.cli('doctor', '--no-discover', '--json', '--sandbox', 'auto', local)).stdout) as { extensions: { sandbox: unknown }[] };
-    expect(json.extensions[0]!.sandbox).toEqual({ mode: 'auto', active: true, backend: 'bwrap', network: 'none', writable: [local] });
+    expect(json.extensions[0]!.sandbox).toEqual({ mode: 'auto', active: true, backend: 'bwrap', network: 'none', writable: [data] });
   });
 
   it('refuses a mode it does not know', async () => {

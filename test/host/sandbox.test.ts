@@ -2,7 +2,7 @@
 // plain sh) try every escape inside `sandbox: 'required'` and are refused by the OS, while their
 // normal work (a tool, a notify, their data dir) goes on. Skipped, loudly, only where this machine
 // cannot make user namespaces; with ZOT_EXT_REQUIRE_SANDBOX=1 (CI) that is a failure instead.
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
@@ -50,7 +50,8 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
   let port = 0;
   let accepted = 0;
   const fakeHome = path.join(kit.dir, 'fake-home');
-  const outside = path.join(kit.dir, 'outside.txt');
+  // Not under /tmp: the sandbox's /tmp is a private tmpfs, where any write "works" and stays inside.
+  const outside = path.join(ROOT, `.sandbox-outside-${process.pid}.txt`);
   // A directory of the real home: the project's own cache dir there (node-lts keeps Node binaries in
   // it). When the tests run on such a Node, its install prefix under $HOME is mounted read-only (the
   // interpreter must run), so $HOME itself exists in the sandbox; this sibling must not.
@@ -71,6 +72,7 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
   });
   afterAll(async () => {
     rmSync(realHome, { recursive: true, force: true });
+    rmSync(outside, { force: true });
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
@@ -85,12 +87,16 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
       timeouts: { hello: 10_000 },
     });
     expect(report.failed).toEqual([]);
-    expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'required', active: true, backend: 'bwrap', network: 'none', writable: [dir] });
-    const dataFile = path.join(dir, `probe-${token}.txt`);
+    // Its directory (its code) is read-only; its data dir is <home>/data/<name> (hello_ack's data_dir), made 0700.
+    const dataDir = path.join(kit.dir, 'home', 'data', name);
+    expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'required', active: true, backend: 'bwrap', network: 'none', writable: [dataDir] });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    const dataFile = path.join(dataDir, `probe-${token}.txt`);
     try {
       const result = await host.callTool('probe', { home: fakeHome, realHome, hostPid: String(process.pid), port: String(port), outside, token });
       const probed = JSON.parse(textOf(result)) as Record<string, string>;
       expect(probed).toMatchObject({ dataWrite: 'ok', tmpWrite: 'ok', daemon: 'started' });
+      if (name === 'probe-sh') expect(probed.codeWrite, 'its own code is read-only').toBe('denied');
       for (const escape of ['ssh', 'homeFile', 'realHome', 'writeOutside', 'procEnviron', 'loopback', 'external']) {
         expect(probed[escape], `${name}: ${escape}`).toMatch(/^denied/);
       }
@@ -118,7 +124,7 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
     expect(host.extensions()[0]!.sandbox).toEqual({ mode: 'off', active: false, backend: 'none', network: 'all', writable: [] });
     try {
       const probed = JSON.parse(textOf(await host.callTool('probe', { home: fakeHome, realHome, hostPid: String(process.pid), port: String(port), outside: controlOutside, token }))) as Record<string, string>;
-      expect(probed).toMatchObject({ ssh: 'ok', homeFile: 'ok', realHome: 'ok', writeOutside: 'ok', procEnviron: 'ok', loopback: 'ok', dataWrite: 'ok' });
+      expect(probed).toMatchObject({ ssh: 'ok', homeFile: 'ok', realHome: 'ok', writeOutside: 'ok', procEnviron: 'ok', loopback: 'ok', dataWrite: 'ok', codeWrite: 'ok' });
     } finally {
       await host.stop();
       rmSync(path.join(dir, `probe-${token}.txt`), { force: true });
@@ -141,7 +147,67 @@ describe.skipIf(!available)("sandbox: 'required' with bubblewrap", () => {
       expect(accepted).toBe(before + 1);
     } finally {
       await host.stop();
-      rmSync(path.join(fixture('sandbox/probe-sh'), `probe-${token}.txt`), { force: true });
+    }
+  });
+
+  it("a grant through a symlink is refused (SANDBOX_GRANT_REFUSED naming the extension), not followed", { timeout: 20_000 }, async () => {
+    // A cloned repository ships `out -> <home>`; the embedder grants `writable: ['./out']`.
+    const project = path.join(kit.dir, 'project');
+    mkdirSync(project, { recursive: true });
+    symlinkSync(fakeHome, path.join(project, 'out'));
+    const token = `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const { host, report } = await kit.start({ cwd: project, explicit: [fixture('sandbox/probe-sh')], sandbox: { mode: 'required', writable: ['./out'] } });
+    expect(report.diagnostics).toContainEqual(expect.objectContaining({ code: 'SANDBOX_GRANT_REFUSED', severity: 'warning', extension: 'probe-sh', path: path.join(project, 'out') }));
+    expect(host.extensions()[0]!.sandbox.writable).toEqual([path.join(kit.dir, 'home', 'data', 'probe-sh')]);
+    try {
+      const probed = JSON.parse(textOf(await host.callTool('probe', { home: path.join(project, 'out'), realHome, hostPid: String(process.pid), port: String(port), outside: path.join(project, 'out', 'written.txt'), token }))) as Record<string, string>;
+      expect(probed).toMatchObject({ ssh: 'denied', writeOutside: 'denied' });
+      expect(existsSync(path.join(fakeHome, 'written.txt'))).toBe(false);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('a data dir that cannot be made: SPAWN_FAILED naming the extension, the data dir and its log', { timeout: 20_000 }, async () => {
+    const home = path.join(kit.dir, 'file-home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, 'data'), 'a file where the data dirs go');
+    const { host, report } = await kit.start({ home, explicit: [fixture('sandbox/caller-sh')], sandbox: { mode: 'required' } });
+    const failure = report.failed[0]!;
+    expect(failure.error).toMatchObject({ code: 'SPAWN_FAILED', extension: 'caller-sh', message: expect.stringContaining(path.join(home, 'data', 'caller-sh')) });
+    await host.stop();
+    expect(readFileSync(failure.logPath!, 'utf8')).toContain('cannot prepare its sandbox');
+  });
+
+  it("a sandboxed extension cannot call_tool the agent's built-in tools (they run unsandboxed) unless granted call_tool explicitly", { timeout: 20_000 }, async () => {
+    const ran: string[] = [];
+    const answers: string[] = [];
+    const options = {
+      explicit: [fixture('sandbox/caller-sh')],
+      builtinTools: ['bash'],
+      callbacks: { callBuiltinTool: async ({ toolName }: { toolName: string }) => (ran.push(toolName), { content: [{ type: 'text' as const, text: 'ran unsandboxed' }] }) },
+      frameTap: (entry: { direction: 'in' | 'out'; line: string }) => {
+        if (entry.direction === 'out' && entry.line.includes('"id":"c-')) answers.push(entry.line);
+      },
+      sandbox: { mode: 'required' as const },
+    };
+    // The default permissions (everything, zot's behaviour) are not an explicit grant.
+    const first = await kit.start(options);
+    try {
+      expect(textOf(await first.host.callTool('relay', { tool: 'bash' }))).toBe('relayed');
+      expect(ran).toEqual([]);
+      expect(answers).toHaveLength(1);
+      expect(JSON.parse(answers[0]!)).toMatchObject({ type: 'tool_result', name: 'bash', is_error: true, content: [{ type: 'text', text: expect.stringContaining('built-in tools are not available to a sandboxed extension') }] });
+    } finally {
+      await first.host.stop();
+    }
+    const second = await kit.start({ ...options, permissions: { byExtension: { 'caller-sh': { tools: true, callTool: true } } } });
+    try {
+      expect(textOf(await second.host.callTool('relay', { tool: 'bash' }))).toBe('relayed');
+      expect(ran).toEqual(['bash']);
+      expect(JSON.parse(answers[1]!)).toMatchObject({ type: 'tool_result', name: 'bash', content: [{ type: 'text', text: 'ran unsandboxed' }] });
+    } finally {
+      await second.host.stop();
     }
   });
 });

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
+import { callToolExplicit } from '../../src/host/security.js';
 import type { CommandOutcome } from '../../src/host/types.js';
 import { fixture } from '../helpers/fixtures.js';
 import { constructionError, hostKit, textOf } from '../helpers/host.js';
@@ -55,6 +56,19 @@ describe('permission scopes', { timeout: 30_000 }, () => {
     const messages = host.diagnostics().map((d) => d.message).join('\n');
     expect(messages).toContain('unknown permission "network"');
     expect(messages).toContain('kitchen requests submit, which the host\'s permissions do not grant');
+  });
+});
+
+describe("call_tool granted explicitly (what lets a sandboxed extension call built-in tools)", () => {
+  it("only the permissions option, for the extension or as its default, granting call_tool; never the implicit 'everything'", () => {
+    expect(callToolExplicit(undefined, 'x')).toBe(false);
+    expect(callToolExplicit({}, 'x')).toBe(false);
+    expect(callToolExplicit({ default: 'all' }, 'x')).toBe(true);
+    expect(callToolExplicit({ default: { callTool: true } }, 'x')).toBe(true);
+    expect(callToolExplicit({ default: { tools: true } }, 'x')).toBe(false);
+    expect(callToolExplicit({ default: 'all', byExtension: { X: { tools: true } } }, 'x')).toBe(false);
+    expect(callToolExplicit({ byExtension: { x: { callTool: true } } }, 'X')).toBe(true);
+    expect(callToolExplicit({ byExtension: { y: 'all' } }, 'x')).toBe(false);
   });
 });
 

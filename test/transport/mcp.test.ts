@@ -218,9 +218,11 @@ describe('bad input from an MCP server gets the bounds of any extension', { time
       if (process.env.ZOT_EXT_REQUIRE_SANDBOX === '1') throw new Error(`ZOT_EXT_REQUIRE_SANDBOX=1 but no sandbox here: ${backend.reason}`);
       t.skip(`no sandbox on this machine: ${backend.reason}`);
     }
-    const { host } = await start({ mcpServers: fake(), sandbox: { mode: 'required', readable: [path.dirname(fixture('mcp/fake-server.mjs'))] } });
+    const home = path.join(logs.dir, 'home');
+    const { host } = await start({ home, mcpServers: fake(), sandbox: { mode: 'required', readable: [path.dirname(fixture('mcp/fake-server.mjs'))] } });
     const info = host.extensions()[0]!;
-    expect(info.sandbox).toMatchObject({ mode: 'required', active: true, backend: backend.kind, network: 'none' });
+    // Its directory is the host's cwd (the project): read-only; it writes only its data dir.
+    expect(info.sandbox).toMatchObject({ mode: 'required', active: true, backend: backend.kind, network: 'none', writable: [path.join(home, 'data', 'fake')] });
     expect(textOf(await host.callTool('echo', { a: 1 }))).toBe('echo {"a":1}');
   });
 

@@ -5,7 +5,7 @@ import { ManifestDiscovery } from '../../manifest/index.js';
 import { redactUrl } from '../../manifest/remote.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../protocol/limits.js';
 import { loadSpawn, spawnChild, spawnProblem } from '../../transport/child.js';
-import { detectSandbox, resolveSandbox, sandboxedSpawn, type ManifestSandbox, type SandboxLaunch } from '../../transport/sandbox.js';
+import { detectSandbox, resolveSandbox, sandboxDataDir, sandboxedSpawn, type ManifestSandbox, type SandboxLaunch } from '../../transport/sandbox.js';
 import { expectArgs, type Command, type CommandContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { DEFAULT_LISTEN, isLoopback, parseListen, wsUrl } from '../serve/listen.js';
@@ -84,8 +84,10 @@ export const serve: Command = {
       port: listen.port,
       name: ext.name,
       dir: ext.dir,
+      // Sandboxed, its directory is read-only: its hello_ack's data_dir is its own writable one.
+      dataDir: sandbox?.dataDir,
       spawn: async () => {
-        const run = sandbox === undefined ? { command: ext.command, args: ext.args, env } : await sandboxedSpawn(sandbox, { command: ext.command, args: ext.args, dir: ext.dir, env, name: ext.name });
+        const run = sandbox === undefined ? { command: ext.command, args: ext.args, env } : await sandboxedSpawn(sandbox, { command: ext.command, args: ext.args, dir: ext.dir, dataDir: sandbox.dataDir, env, name: ext.name });
         return spawnChild({ command: run.command, args: run.args, cwd: ext.dir, env: run.env, stderrFd: 'pipe' });
       },
       token,
@@ -127,8 +129,9 @@ async function sandboxFor(ctx: CommandContext, ext: Served, log: (line: string) 
   if (policy.mode === 'off') return undefined;
   const backend = await detectSandbox(policy.bwrap);
   if (backend.kind !== 'none') {
-    log(`sandbox: ${backend.kind}, network ${policy.network}, writes ${ext.dir} and a private /tmp`);
-    return { policy, backend };
+    const dataDir = sandboxDataDir(ctx.home, ext.name);
+    log(`sandbox: ${backend.kind}, network ${policy.network}, writes ${dataDir} and a private /tmp`);
+    return { policy, backend, dataDir };
   }
   if (policy.mode === 'required') throw new CliError(CliErrorCode.FAILED, `cannot serve ${ext.name}: its sandbox is required but unavailable: ${backend.reason ?? 'no backend'}`);
   log(`${ctx.err.style('yellow', 'warning')}: ${ext.name} runs unsandboxed (--sandbox auto): ${backend.reason ?? 'no backend'}`);

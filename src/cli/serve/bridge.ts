@@ -38,6 +38,8 @@ export interface BridgeOptions {
   name: string;
   /** The served extension's directory: what its `hello_ack` says instead of the host's paths. */
   dir: string;
+  /** Its `data_dir` when not `dir` (sandboxed: the directory is read-only). */
+  dataDir?: string | undefined;
   socket: WebSocket;
   /** Starts the extension process (stderr piped). */
   spawn: () => Promise<ChildHandle>;
@@ -173,7 +175,7 @@ export class Bridge {
     this.acked = true;
     const ack = frame as Record<string, unknown>;
     if ('extension_dir' in ack) ack.extension_dir = this.options.dir;
-    if ('data_dir' in ack) ack.data_dir = this.options.dir;
+    if ('data_dir' in ack) ack.data_dir = this.options.dataDir ?? this.options.dir;
     return Buffer.from(JSON.stringify(ack));
   }
 

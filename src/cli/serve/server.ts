@@ -17,6 +17,8 @@ export interface ExtensionServerOptions {
   name: string;
   /** The served extension's directory: its `extension_dir` and `data_dir` in `hello_ack`. */
   dir: string;
+  /** Its `data_dir` instead, when sandboxed (its directory is read-only then). @default dir */
+  dataDir?: string | undefined;
   /** Starts one extension process (stderr piped). */
   spawn: () => Promise<ChildHandle>;
   /** Required as `Authorization: Bearer <token>` when set. */
@@ -152,8 +154,8 @@ export class ExtensionServer {
   }
 
   private accept(ws: WebSocket, remote: string): void {
-    const { name, dir, spawn, maxFrameBytes, killGraceMs, log, stderr } = this.options;
-    const bridge = new Bridge({ id: this.nextId++, name, dir, socket: ws, spawn, maxFrameBytes, killGraceMs, log, stderr });
+    const { name, dir, dataDir, spawn, maxFrameBytes, killGraceMs, log, stderr } = this.options;
+    const bridge = new Bridge({ id: this.nextId++, name, dir, dataDir, socket: ws, spawn, maxFrameBytes, killGraceMs, log, stderr });
     this.bridges.add(bridge);
     void bridge.done.then(() => this.bridges.delete(bridge));
     if (this.stopping !== undefined) bridge.stop();
