@@ -6,12 +6,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { isIPv6 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Client, InspectorSession } from './session.js';
+import { listenOn } from '../serve/listen.js';
 
 /** Largest message a page may send, in bytes. */
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -63,14 +64,7 @@ export class InspectorServer {
   }
 
   async listen(): Promise<{ host: string; port: number }> {
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.options.port, this.options.host, () => {
-        this.http.off('error', reject);
-        resolve();
-      });
-    });
-    this.port = (this.http.address() as AddressInfo).port;
+    this.port = await listenOn(this.http, this.options.host, this.options.port);
     return { host: this.options.host, port: this.port };
   }
 

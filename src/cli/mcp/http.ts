@@ -4,10 +4,9 @@
 // the loopback address we listen on gets 403 (DNS rebinding), no bearer token 401.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { hasBearer } from '../serve/auth.js';
-import { isLoopback } from '../serve/listen.js';
+import { isLoopback, listenOn } from '../serve/listen.js';
 import { normalOrigin } from '../serve/server.js';
 import type { McpSessions } from './bridge.js';
 
@@ -67,14 +66,7 @@ export class McpHttpServer {
 
   async listen(): Promise<{ host: string; port: number }> {
     const { host, port } = this.options;
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen({ host, port }, () => {
-        this.http.off('error', reject);
-        resolve();
-      });
-    });
-    return { host, port: (this.http.address() as AddressInfo).port };
+    return { host, port: await listenOn(this.http, host, port) };
   }
 
   get sessions(): number {

@@ -1,5 +1,6 @@
 // `--listen HOST:PORT` and the ws:// URL printed for it.
-import { isIP, isIPv6 } from 'node:net';
+import type { Server } from 'node:http';
+import { type AddressInfo, isIP, isIPv6 } from 'node:net';
 import { CliError, CliErrorCode } from '../errors.js';
 
 export interface ListenAddress {
@@ -35,4 +36,16 @@ export function isLoopback(host: string): boolean {
   if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/** Listens on `host:port`; resolves with the port bound (the real one when 0 was asked for), rejects with the listen error (EADDRINUSE, ...). */
+export async function listenOn(http: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen({ host, port }, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  return (http.address() as AddressInfo).port;
 }

@@ -2,12 +2,13 @@
 // (refused with an HTTP status before any process starts), bounds unfinished handshakes, gives each
 // accepted socket its own Bridge, pings the peers, and stops everything it started.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ChildHandle } from '../../transport/child.js';
 import { hasBearer } from './auth.js';
 import { Bridge } from './bridge.js';
+import { listenOn } from './listen.js';
 
 export interface ExtensionServerOptions {
   host: string;
@@ -74,18 +75,12 @@ export class ExtensionServer {
   /** Listens; resolves with the bound address (the real port when 0 was asked for). */
   async listen(): Promise<{ host: string; port: number }> {
     const { host, port } = this.options;
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen({ host, port }, () => {
-        this.http.off('error', reject);
-        resolve();
-      });
-    });
+    const bound = await listenOn(this.http, host, port);
     if (this.options.keepAliveMs > 0) {
       this.keepAlive = setInterval(() => this.ping(), this.options.keepAliveMs);
       this.keepAlive.unref();
     }
-    return { host, port: (this.http.address() as AddressInfo).port };
+    return { host, port: bound };
   }
 
   /** Open connections. */
