@@ -43,6 +43,7 @@ export function createHost(
   },
 ): ExtensionHost {
   const trust = trustOption(ctx, options.ask ?? true);
+  const sandbox = sandboxFlag(ctx);
   return new ExtensionHost({
     cwd: ctx.cwd,
     appName: ctx.appName,
@@ -52,7 +53,7 @@ export function createHost(
     env: ctx.io.env,
     callbacks: options.callbacks,
     // --sandbox (run, doctor): every extension, as the option's host-wide mode.
-    ...(sandboxFlag(ctx) === undefined ? {} : { sandbox: sandboxFlag(ctx) }),
+    ...(sandbox === undefined ? {} : { sandbox }),
     trust,
     ...(typeof trust === 'function' ? { timeouts: { trust: ASK_MS } } : {}),
     ...(options.frameTap === undefined ? {} : { frameTap: options.frameTap }),

@@ -8,6 +8,7 @@
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CallToolFrame, CallToolResultFrame, ContentBlock } from '../protocol/frames.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
 import { callTool } from './calls.js';
 import type { HostContext, LoadedExtension, ToolCallLink } from './context.js';
 import { builtinCallRefused, permits } from './security.js';
@@ -47,7 +48,7 @@ export function callToolRequest(ctx: HostContext, ext: LoadedExtension, frame: C
   const refuse = (text: string, chain: readonly string[] = []): void => {
     answer(ctx, ext, { id, name, parentId, chain, toolId: undefined, started }, { content: [{ type: 'text', text }], isError: true, ranBy: undefined });
   };
-  if (!ext.process.upstream.includes('call_tool')) return refuse('extension did not opt in to call_tool');
+  if (!ext.process.callsTools) return refuse('extension did not opt in to call_tool');
   if (!permits(ctx, ext, 'callTool')) return refuse(`call_tool refused: the host's permissions for ${ext.name} do not include "call_tool"`);
   let link: ToolCallLink | undefined;
   if (parentId !== undefined) {
@@ -82,7 +83,7 @@ export function callToolRequest(ctx: HostContext, ext: LoadedExtension, frame: C
     else link.ended.addEventListener('abort', onParentEnd, { once: true });
   }
   const deadlineMs = ctx.timeouts.callTool;
-  const timer = Number.isFinite(deadlineMs) && deadlineMs <= 2 ** 31 - 1 ? setTimeout(() => controller.abort(new ExtensionHostError(ErrorCode.TIMEOUT, `call_tool ${name} timed out after ${deadlineMs} ms`, { extension: ext.name })), deadlineMs) : undefined;
+  const timer = Number.isFinite(deadlineMs) && deadlineMs <= MAX_TIMER_MS ? setTimeout(() => controller.abort(new ExtensionHostError(ErrorCode.TIMEOUT, `call_tool ${name} timed out after ${deadlineMs} ms`, { extension: ext.name })), deadlineMs) : undefined;
   timer?.unref();
   // Whatever happens, one answer: a throw nothing above expects is an error answer too.
   const work = run(ctx, ext, name, args as Record<string, unknown>, chain, toolId, signal).catch((err: unknown) => failed(`call_tool ${name} failed: ${err instanceof Error ? err.message : String(err)}`));

@@ -53,7 +53,7 @@ function sendToolCall(
   let requestOptions: RequestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
   let mapper = given;
   // Only an extension that may call tools itself needs to know which calls it runs inside.
-  if (ext.process.upstream.includes('call_tool')) ({ requestOptions, mapper } = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper));
+  if (ext.process.callsTools) ({ requestOptions, mapper } = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper));
   if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
   return mapResponse(ext.process.request(toolCallFrame(name, args, options), requestOptions), mapper);
 }

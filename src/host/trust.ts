@@ -38,7 +38,8 @@ export interface TrustOutcome {
  * dismisses the question being asked (and those after it) until the next start().
  */
 export class TrustSession {
-  readonly decisions = new Map<string, { hash: string; decision: TrustDecision }>();
+  // `asked`: the decision is an answer of the callback not yet confirmed before a spawn (confirmTrust).
+  readonly decisions = new Map<string, { hash: string; decision: TrustDecision; asked: boolean }>();
   /** The real path of the host's cwd, found at the first question: the store's key of this project. */
   project: string | undefined;
   /** A question of the current start was dismissed by stop(): nothing of that start is spawned. */
@@ -107,7 +108,10 @@ export async function recheckTrust(ctx: HostContext, ext: LoadedExtension): Prom
 export async function confirmTrust(ctx: HostContext, spec: ExtensionSpec, outcome: TrustOutcome): Promise<TrustOutcome> {
   if (typeof ctx.options.trust !== 'function' || outcome.error !== undefined) return outcome;
   const decided = ctx.trust.decisions.get(spec.dir);
-  if (decided === undefined) return outcome;
+  // Only an answer the callback just gave left time for a change: a stored or earlier decision was
+  // checked against a hash taken a moment ago (decideOne), so the files are not hashed twice.
+  if (decided === undefined || !decided.asked) return outcome;
+  decided.asked = false;
   if ((await contentHash(spec, ctx.trust.project)) === decided.hash) return outcome;
   const again = await decideOne(ctx, spec, await TrustStore.open(ctx));
   if (again.error !== undefined) return again;
@@ -123,13 +127,13 @@ async function decideOne(ctx: HostContext, spec: ExtensionSpec, store: TrustStor
   if (session?.hash === hash) return outcomeOf(spec, session.decision, 'it was denied earlier in this host');
   const stored = store.hashOf(spec.name);
   if (stored === hash) {
-    ctx.trust.decisions.set(spec.dir, { hash, decision: 'always' });
+    ctx.trust.decisions.set(spec.dir, { hash, decision: 'always', asked: false });
     return { state: 'always' };
   }
   const changed = (stored !== undefined && stored !== hash) || session !== undefined;
   const answer = await ask(ctx, spec, hash, changed);
   if (typeof answer !== 'string') return denied(spec, answer.reason);
-  ctx.trust.decisions.set(spec.dir, { hash, decision: answer });
+  ctx.trust.decisions.set(spec.dir, { hash, decision: answer, asked: true });
   if (answer === 'always') await store.save(spec, hash);
   return outcomeOf(spec, answer, "the trust callback answered 'deny'");
 }

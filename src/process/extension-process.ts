@@ -38,6 +38,8 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
   capabilities: readonly ProtocolCapability[] = NO_CAPABILITIES;
   /** zot's capabilities (docs/protocol.md "zot versions") it declared that the host implements. */
   upstream: readonly UpstreamCapability[] = NO_CAPABILITIES as readonly never[];
+  /** It declared zot's `call_tool` (read on every tool call: a flag, not a search of `upstream`). */
+  callsTools = false;
   /** It declared no capability the host knows: it sees exactly the spec snapshot's frames (negotiation.ts). */
   snapshotEra = true;
   // For the connection (ConnectionOptions).
@@ -304,6 +306,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
     this.connection.cancels = negotiated.includes('cancel');
     this.snapshotEra = isSnapshotEra(frame.capabilities);
     this.upstream = upstreamDeclared(frame.capabilities);
+    this.callsTools = this.upstream.includes('call_tool');
     // zot's tool_cancel only where our cancel (which also carries the reason) was not negotiated.
     this.connection.toolCancels = this.upstream.includes('tool_cancel') && !this.connection.cancels;
     // hello_ack goes out immediately: newer SDKs wait for it before registering.

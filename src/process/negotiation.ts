@@ -39,12 +39,9 @@ export function isSnapshotEra(declared: readonly string[] | undefined): boolean 
   return declared === undefined || !declared.some((name) => KNOWN_CAPABILITIES.has(name));
 }
 
-/** zot's capabilities this host implements. */
-const UPSTREAM_IMPLEMENTED: readonly UpstreamCapability[] = ['tool_cancel', 'call_tool'];
-
 /** zot's capabilities the host implements, among those declared (exact names, as zot matches them). */
 export function upstreamDeclared(declared: readonly string[] | undefined): UpstreamCapability[] {
-  return declared === undefined ? [] : UPSTREAM_IMPLEMENTED.filter((c) => declared.includes(c));
+  return declared === undefined ? [] : UPSTREAM_CAPABILITIES.filter((c) => declared.includes(c));
 }
 
 /**

@@ -5,6 +5,7 @@
  * call itself failing (not offered, aborted, timed out, the run stopped) rejects.
  */
 import type { ContentBlock, JsonObject } from '../protocol/frames.js';
+import { MAX_TIMER_MS } from '../protocol/limits.js';
 import { ExtensionSdkError, SdkErrorCode } from './errors.js';
 
 /** Options of `ctx.callTool`. */
@@ -65,7 +66,7 @@ export class ToolCalls {
         reject(error);
       };
       const onAbort = (): void => giveUp(aborted(name, signal.reason));
-      const timer = Number.isFinite(timeoutMs) && timeoutMs <= 2 ** 31 - 1 ? setTimeout(() => giveUp(new ExtensionSdkError(SdkErrorCode.TIMEOUT, `ctx.callTool(${JSON.stringify(name)}) timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+      const timer = Number.isFinite(timeoutMs) && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => giveUp(new ExtensionSdkError(SdkErrorCode.TIMEOUT, `ctx.callTool(${JSON.stringify(name)}) timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       const entry: Pending = {
         resolve,
         reject,

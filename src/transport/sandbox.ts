@@ -4,10 +4,10 @@
 // extension's data dir and the embedder's grants writable, a fresh /proc, /dev and /tmp. macOS:
 // `sandbox-exec` with a profile generated from the same policy (untested on CI). Elsewhere: none.
 // Nothing here imports a higher layer: the host resolves the policy and hands it to the transport.
-import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { execProblem } from '../manifest/exec.js';
 
 /** `'off'`: no sandbox (zot's behaviour). `'auto'`: sandbox where the platform can, a warning where it cannot. `'required'`: no sandbox, no start. */
 export type SandboxMode = 'off' | 'auto' | 'required';
@@ -196,13 +196,9 @@ export function detectSandbox(bwrapPath?: string): Promise<SandboxBackend> {
   return found;
 }
 
+/** A regular file this user may execute (the exec rule's check, manifest/exec.ts). */
 async function executable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
+  return (await execProblem(file)) === undefined;
 }
 
 async function detect(bwrapPath: string | undefined): Promise<SandboxBackend> {
@@ -451,8 +447,8 @@ export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarge
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), `zot-ext-${target.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-`)));
   const program = (await onPath(target.command, target.env)) ?? target.command;
   await makeDataDir(target.dataDir);
-  const symlinked = async (list: readonly string[]) => (await Promise.all(list.map(async (f) => ((await grantPath(f)) === false ? undefined : f)))).filter((f): f is string => f !== undefined);
-  policy = { ...policy, writable: await symlinked(policy.writable), readable: await symlinked(policy.readable) };
+  // Grants through a symlink are refused again at each spawn (one may have appeared since the start).
+  policy = (await checkGrants(policy)).policy;
   const profile = sandboxExecProfile(policy, { dir: target.dir, dataDir: target.dataDir, tmp, programRoots: await programRoots(program, target.env, ['/usr', '/bin', '/sbin', '/System', '/Library']) });
   const { rm } = await import('node:fs/promises');
   return { command: backend.path!, args: ['-p', profile, program, ...target.args], env: { ...target.env, TMPDIR: tmp }, cleanup: () => void rm(tmp, { recursive: true, force: true }).catch(() => undefined) };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Client, InspectorSession } from './session.js';
-import { listenOn } from '../serve/listen.js';
+import { isLoopback, listenOn } from '../serve/listen.js';
 
 /** Largest message a page may send, in bytes. */
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -91,7 +91,7 @@ export class InspectorServer {
     const p = this.port;
     const bind = this.options.host.toLowerCase();
     const names = [isIPv6(bind) ? `[${bind}]` : bind];
-    if (isLoopbackName(bind)) names.push('127.0.0.1', 'localhost', '[::1]');
+    if (isLoopback(bind)) names.push('127.0.0.1', 'localhost', '[::1]');
     return new Set(names.map((n) => `${n}:${p}`));
   }
 
@@ -168,10 +168,6 @@ export class InspectorServer {
     ws.on('close', () => session.disconnect(client));
     ws.on('error', () => ws.terminate());
   }
-}
-
-function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 function digest(text: string): Buffer {

@@ -7,7 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ExtensionHost } from '../../host/host.js';
 import type { StartReport } from '../../host/types.js';
 import type { CommandContext } from '../context.js';
-import { createHost, explicitPaths } from '../create-host.js';
+import { createHost, explicitPaths, isUntrusted, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { tokenFrom } from '../commands/serve.js';
 import { isLoopback, parseListen } from '../serve/listen.js';
@@ -131,7 +131,11 @@ function printLoaded(ctx: CommandContext, host: ExtensionHost, report: StartRepo
     const commands = info.commands.filter((c) => c.active).map((c) => c.name);
     log(`${err.style('green', 'loaded')} ${safe(`${info.name} (${info.source}): ${tools.length} tool${tools.length === 1 ? '' : 's'}${tools.length > 0 ? ` (${tools.join(', ')})` : ''}, ${commands.length} prompt${commands.length === 1 ? '' : 's'}`)}`);
   }
-  for (const f of report.failed) log(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  for (const f of report.failed) {
+    // Project extensions the trust option kept out are not failures (nothing of them ran), as in run.
+    if (isUntrusted(f)) log(`${err.style('yellow', 'untrusted')} ${safe(`${f.name} (${f.source}): not started: ${untrustedHint(ctx)}`)}`);
+    else log(`${err.style('red', 'failed')} ${safe(`${f.name}: ${f.error.message}`)}`);
+  }
   for (const s of report.starting) log(`${err.style('yellow', 'starting')} ${safe(`${s.name}: no hello yet; it may still join; log: ${s.logPath}`)}`);
   for (const d of report.diagnostics) {
     if (d.severity === 'error') log(`${err.style('red', 'error')}: ${safe(d.message)}`);
