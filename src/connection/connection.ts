@@ -4,12 +4,12 @@
 // written, or when the connection ends (settle-all).
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
-import { encodeFrame } from '../protocol/frame-check.js';
+import { encodeFrame, encodeRequest } from '../protocol/frame-check.js';
 import type { ExtensionFrame, ProgressFrame } from '../protocol/frames.js';
 import { jsonProblem } from '../protocol/json-check.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { Transport } from '../transport/transport.js';
-import type { RequestFrame, RequestOptions, RequestType } from './requests.js';
+import { RESPONSE_TYPE, type RequestFrame, type RequestOptions, type RequestType, type ResponseMapper } from './requests.js';
 import { OutboundWriter, type WriterOwner } from './writer.js';
 
 /** What the connection reports to its owner. */
@@ -47,15 +47,18 @@ export interface ConnectionOptions {
   writeFailed?(error: ExtensionHostError): void;
 }
 
+/**
+ * The Map of pending requests is replaced by a copy after this many requests. Why: V8 allocates a
+ * Map's next hash table in the generation of its current one, and keeps a replaced table's entries
+ * until the next full GC; once a busy connection's Map is old, every rehash makes an old table that
+ * holds young requests, so every request (its promise, frame and answer) is promoted and freed by
+ * full GCs only. A young copy now and then keeps them young: about half the GC time of pipelined
+ * calls, measured (docs/performance.md, "Core v3, the pipelined limit").
+ */
+const RENEW_PENDING = 1024;
+
 /** How many cancelled ids are remembered, to tell their late answers from unknown ids. */
 export const MAX_CANCELLED_IDS = 256;
-
-/** The responses the host correlates by id, for the request frame type that asks for each. */
-const RESPONSE_TYPE: Record<RequestType, ExtensionFrame['type']> = {
-  command_invoked: 'command_response',
-  tool_call: 'tool_result',
-  event_intercept: 'event_intercept_response',
-};
 
 /** What a request does with its `progress` frames; only requests that asked have one. */
 interface ProgressWatch {
@@ -81,6 +84,8 @@ export interface Pending {
   readonly end: number;
   readonly closesStdin: boolean;
   watch: ProgressWatch | undefined;
+  /** What the caller makes of the answer (RequestOptions.map). */
+  map: ResponseMapper<never, unknown> | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Its deadline: the timer, and the timeout it was set for (in the message). */
@@ -95,7 +100,9 @@ export type ProgressOutcome = Pending | 'cancelled' | undefined;
 
 /** Every request settles exactly once: with its answer, at its deadline, when aborted, when it cannot be written, or when the connection ends. */
 export class Connection implements WriterOwner {
-  private readonly pending = new Map<string, Pending>();
+  /** Pending requests by id; a fresh Map every RENEW_PENDING requests (see there). */
+  private pending = new Map<string, Pending>();
+  private sinceRenewal = 0;
   private seq = 0;
   private readonly writer: OutboundWriter;
   /** Capability "cancel" was negotiated: an aborted or timed-out request gets a `cancel` frame. */
@@ -140,24 +147,26 @@ export class Connection implements WriterOwner {
     const { name } = this.options;
     const request = frame.type as RequestType;
     const signal = options?.signal;
-    if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason));
-    const id = `${this.options.idPrefix}:${++this.seq}`;
+    if (signal?.aborted) return this.refuse(this.error(ErrorCode.ABORTED, `${name}: ${request} aborted`, signal.reason), options?.map);
+    // More than 10 characters, whatever the prefix: V8's JSON.parse interns string values of up to
+    // 10, and each answer's fresh id would grow the string table until the next full GC (~350 ns
+    // an answer, measured: docs/performance.md, "Core v3, the pipelined limit").
+    const id = `${this.options.idPrefix}:request-${++this.seq}`;
     // Encoded first: a frame that cannot be encoded (a cycle, a BigInt, nesting that overflows the
     // stack) fails with INVALID_ARGUMENT and leaves no entry behind. The value is walked for the
     // reason only then, so a good call pays nothing for the check.
     let line: string;
     try {
       // The frame gets its id in place (each request's frame is made for it): no copy to encode.
-      (frame as RequestFrame<RequestType> & { id: string }).id = id;
-      line = encodeFrame(frame);
+      line = encodeRequest(frame, id);
     } catch (err) {
-      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err));
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} cannot be sent as JSON: it ${jsonProblem(frame) ?? (err as Error).message}`, err), options?.map);
     }
     // The spec caps every frame: a conforming extension would disconnect on a larger one. A line
     // of at most a third of the cap in UTF-16 units fits in any case (3 bytes a unit at most).
     const maxFrame = this.options.maxFrameBytes;
     if (line.length * 3 > maxFrame && Buffer.byteLength(line) - 1 > maxFrame) {
-      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`));
+      return this.refuse(this.error(ErrorCode.INVALID_ARGUMENT, `${name}: ${request} of ${Buffer.byteLength(line) - 1} bytes not sent: frames are limited to ${maxFrame} bytes`), options?.map);
     }
     const timeoutMs = options?.timeoutMs;
     const watch = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true ? progressWatch(options, timeoutMs) : undefined;
@@ -175,12 +184,17 @@ export class Connection implements WriterOwner {
       end: this.writer.pushed + line.length,
       closesStdin: options?.closeStdinOnWriteTimeout === true,
       watch,
+      map: options?.map,
       resolve,
       reject,
       timer: undefined,
       timeoutMs: 0,
       cleanup: undefined,
     };
+    if (++this.sinceRenewal === RENEW_PENDING) {
+      this.pending = new Map(this.pending);
+      this.sinceRenewal = 0;
+    }
     this.pending.set(id, entry);
     options?.onId?.(id);
     const first = watch === undefined ? timeoutMs : Math.min(timeoutMs ?? Infinity, watch.maxTotalMs);
@@ -200,9 +214,14 @@ export class Connection implements WriterOwner {
     return promise;
   }
 
-  /** A request that fails before it is sent. */
-  refuse(error: ExtensionHostError): Promise<never> {
-    return Promise.reject(error);
+  /** A request that fails before it is sent: rejected with `error`, or resolved with what `map` makes of it. */
+  refuse(error: ExtensionHostError, map?: ResponseMapper<never, unknown>): Promise<never> {
+    if (map === undefined) return Promise.reject(error);
+    try {
+      return Promise.resolve(map.error(error)) as Promise<never>;
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /**
@@ -431,6 +450,7 @@ function forget(entry: Pending): void {
   entry.frame = NO_FRAME;
   entry.line = '';
   entry.watch = undefined;
+  entry.map = undefined;
   entry.timer = undefined;
   entry.cleanup = undefined;
 }
@@ -440,8 +460,20 @@ function fireDeadline(connection: Connection, entry: Pending): void {
   connection.onRequestTimeout(entry);
 }
 
-/** The request resolves with its answer or rejects with `error`. */
+/** The request resolves with its answer or rejects with `error`, or resolves with what its `map` makes of either (rejects when that throws). */
 function deliver(entry: Pending, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
-  if (error === undefined) entry.resolve(frame);
-  else entry.reject(error);
+  const { map } = entry;
+  if (map === undefined) {
+    if (error === undefined) entry.resolve(frame);
+    else entry.reject(error);
+    return;
+  }
+  let value: unknown;
+  try {
+    value = error === undefined ? map.frame(frame as never) : map.error(error);
+  } catch (err) {
+    entry.reject(err);
+    return;
+  }
+  entry.resolve(value);
 }

@@ -1,4 +1,5 @@
 // What a request is: the frames that ask for an answer, their answers, and how a caller may wait.
+import type { ExtensionHostError } from '../errors.js';
 import type { CommandResponseFrame, EventInterceptResponseFrame, ExtensionFrame, HostFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 
 /** Responses the host correlates by id, keyed by the request frame type that asks for them. */
@@ -17,6 +18,12 @@ export const RESPONSE_TYPE: Record<RequestType, ExtensionFrame['type']> = {
   tool_call: 'tool_result',
   event_intercept: 'event_intercept_response',
 };
+
+/** What a caller makes of a request's answer and of its failure (RequestOptions.map). */
+export interface ResponseMapper<T, R> {
+  frame(frame: T): R;
+  error(error: ExtensionHostError): R;
+}
 
 /** What request() uses of an AbortSignal; the intercept chain passes a lighter object with these. */
 export interface AbortLike {
@@ -47,6 +54,13 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean | undefined;
   /** With `resetTimeoutOnProgress`: the request's deadline, from its start, however often it is reset. @default 10 × timeoutMs */
   maxTotalTimeoutMs?: number | undefined;
+  /**
+   * What the request resolves with: its answer or its failure made into the caller's value as it
+   * settles (a throw rejects). Why not a `.then()` of the caller's: that is a second promise and a
+   * second microtask for every call (docs/performance.md, "Core v3, the pipelined limit").
+   * @default undefined: the answer itself, failures rejected
+   */
+  map?: ResponseMapper<never, unknown> | undefined;
   /** Told the request's wire id once it is pending, before it is written (host/call-tool.ts: zot's `parent_id`). @default undefined */
   onId?: ((id: string) => void) | undefined;
 }

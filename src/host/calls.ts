@@ -2,9 +2,9 @@
 // answer as a result or an outcome), and the progress extensions report for them.
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import { describeValue } from './options.js';
-import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
+import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
 import type { CommandResponseFrame, ImageBlock, ProgressFrame, ResultBlock, TextBlock, ToolResultFrame } from '../protocol/frames.js';
-import { mapResponse, restartingError, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
+import { restartingError, type HostContext, type LoadedExtension } from './context.js';
 import { InteractiveCall, openPanel } from './panels.js';
 import { toolsChangedSoon } from './registrations.js';
 import { panelRefusal, permits } from './security.js';
@@ -55,7 +55,8 @@ function sendToolCall(
   // Only an extension that may call tools itself needs to know which calls it runs inside.
   if (ext.process.callsTools) ({ requestOptions, mapper } = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper));
   if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
-  return mapResponse(ext.process.request(toolCallFrame(name, args, options), requestOptions), mapper);
+  requestOptions.map = mapper;
+  return ext.process.request(toolCallFrame(name, args, options), requestOptions) as Promise<unknown> as Promise<ToolResult>;
 }
 
 /**

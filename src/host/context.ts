@@ -3,7 +3,7 @@
 // and tools (Registry): what the other host files act on.
 import type { McpServerConfig } from '../manifest/mcp.js';
 import { monotonicMs } from '../clock.js';
-import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
+import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { InterceptChain } from '../intercept/chain.js';
 import type { SystemPromptPreparer } from '../intercept/system-prompt.js';
 import type { ChainStep, Interceptor } from '../intercept/types.js';
@@ -49,20 +49,6 @@ export type ToolMeta = Pick<ToolInfo, 'outputSchema' | 'namespace' | 'namespaceD
 export interface ToolCallLink {
   readonly chain: readonly string[];
   readonly ended: AbortSignal;
-}
-
-/** What a caller makes of a request's answer and of its failure: the two handlers of one `.then`. */
-export interface ResponseMapper<T, R> {
-  frame(frame: T): R;
-  error(error: ExtensionHostError): R;
-}
-
-/** `proc.request(...)` settled through `mapper` (its failures are always typed). */
-export function mapResponse<T, R>(response: Promise<T>, mapper: ResponseMapper<T, R>): Promise<R> {
-  return response.then(
-    (frame) => mapper.frame(frame),
-    (error: unknown) => mapper.error(toHostError(error, ErrorCode.BAD_RESPONSE)),
-  );
 }
 
 /** What each extension's process reports, handed to the host file that owns it (wired by ExtensionHost). */

@@ -6,9 +6,9 @@ import { ErrorCode, type ExtensionHostError } from '../errors.js';
 import { NO_DECISION, abortedError, failureOutcome, interceptorStep, runStep, stepDeadline, timeoutOutcome } from '../intercept/step.js';
 import type { ChainObservation, ChainStep, InterceptContext, InterceptDiagnostic, Interceptor, StepMethod, StepOutcome } from '../intercept/types.js';
 import { INTERCEPT_METHODS, interceptDecision, interceptRequest } from '../intercept/wire.js';
-import type { ExtensionProcess, RequestOptions } from '../process/extension-process.js';
+import type { ExtensionProcess, RequestOptions, ResponseMapper } from '../process/extension-process.js';
 import type { EventInterceptResponseFrame, InterceptName } from '../protocol/frames.js';
-import { mapResponse, restartingError, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
+import { restartingError, type HostContext, type LoadedExtension } from './context.js';
 import { policyFor } from './options.js';
 import type { HostWarning, InterceptPolicy } from './types.js';
 
@@ -70,7 +70,7 @@ export function interceptAdapter(name: string, proc: Pick<ExtensionProcess, 'req
  * parsed JSON, so it needs no copies.
  */
 export function extensionStep(name: string, proc: Pick<ExtensionProcess, 'request'>, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy, send?: StepSend): ChainStep {
-  const request: StepSend = send ?? ((frame, options, mapper) => (mapper === undefined ? proc.request(frame, options) : mapResponse(proc.request(frame, options), mapper)));
+  const request: StepSend = send ?? ((frame, options, mapper) => proc.request(frame, mapper === undefined ? options : { ...options, map: mapper }));
   const interceptor: Interceptor = { name };
   if (policy?.onFailure !== undefined) interceptor.onFailure = policy.onFailure;
   for (const [event, method] of Object.entries(INTERCEPT_METHODS) as [InterceptName, StepMethod][]) {

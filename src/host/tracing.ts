@@ -6,11 +6,11 @@ import type * as Otel from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { ErrorCode, ExtensionHostError, isExtensionHostError } from '../errors.js';
 import type { ChainEnd, ChainObservation, ChainObserver, InterceptEvent, StepOutcome, TraceStep } from '../intercept/types.js';
-import type { RequestFrame, RequestOptions, RequestType } from '../process/extension-process.js';
+import type { RequestFrame, RequestOptions, RequestType, ResponseMapper } from '../process/extension-process.js';
 import type { ExtensionFrame, ProgressFrame, ToolResultFrame } from '../protocol/frames.js';
 import { VERSION } from '../version.js';
 import { toolCallFrame } from './calls.js';
-import { mapResponse, type HostContext, type LoadedExtension, type ResponseMapper } from './context.js';
+import type { HostContext, LoadedExtension } from './context.js';
 import type { StepSend } from './interceptors.js';
 import type { HostCallOptions, HostEvents, ToolResult, TracingOption } from './types.js';
 
@@ -305,8 +305,8 @@ export class HostTracer implements ChainObserver {
         span.end();
       }
     };
-    const response = proc.request(sent, traced) as Promise<never>;
-    return ((mapper === undefined ? response : mapResponse(response, mapper)) as Promise<T>).then(
+    if (mapper !== undefined) traced.map = mapper;
+    return (proc.request(sent, traced) as Promise<unknown> as Promise<T>).then(
       (value) => {
         end(value, undefined);
         return value;

@@ -18,7 +18,7 @@ import { helloAck, isSnapshotEra, negotiate, progressLine, type ProtocolCapabili
 import type { UpstreamCapability } from '../protocol/names.js';
 import { monotonicMs } from '../clock.js';
 
-export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor } from '../connection/requests.js';
+export type { AbortLike, RequestFrame, RequestOptions, RequestType, ResponseFor, ResponseMapper } from '../connection/requests.js';
 export type { Launch } from '../transport/create.js';
 export type { ExitInfo, ExtensionProcessOptions, HostInfo, ProcessDiagnostic, ProcessEvents, ProcessStats, ProcessTimeouts, ProcessWatcher } from './types.js';
 
@@ -406,7 +406,7 @@ export class ExtensionProcess extends ProcessBase implements ConnectionOptions, 
 
   /** Sends a request and resolves its response frame. Rejects with a typed error, never hangs past `timeoutMs`. */
   request<F extends RequestFrame<RequestType>>(frame: F, options?: RequestOptions): Promise<ResponseFor[F['type']]> {
-    if (this.state !== 'running') return this.connection.refuse(this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`));
+    if (this.state !== 'running') return this.connection.refuse(this.disconnected ?? this.error(ErrorCode.NOT_STARTED, `${this.name} is not running`), options?.map);
     return this.connection.request(frame, options) as Promise<ResponseFor[F['type']]>;
   }
 

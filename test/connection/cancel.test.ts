@@ -20,13 +20,13 @@ describe('cancel', () => {
     for (let i = 0; i < n; i++) {
       const controller = new AbortController();
       void h.connection.request(call(), { signal: controller.signal }).catch(() => undefined);
-      ids.push(`mem:${i + 1}`);
+      ids.push(`mem:request-${i + 1}`);
       controller.abort();
     }
     await settleIo();
     const cancels = h.ext.received.filter((f) => f.type === 'cancel');
     expect(cancels).toHaveLength(n);
-    expect(cancels[0]).toEqual({ type: 'cancel', id: 'mem:1', reason: 'aborted' });
+    expect(cancels[0]).toEqual({ type: 'cancel', id: 'mem:request-1', reason: 'aborted' });
     // Late answers for every id: the newest MAX_CANCELLED_IDS are logged as late, once; the rest are unknown.
     for (const id of ids) h.connection.settle(id, { type: 'tool_result', id, content: [] });
     h.connection.settle(ids.at(-1)!, { type: 'tool_result', id: ids.at(-1)!, content: [] });

@@ -25,11 +25,11 @@ describe('correlation', () => {
     const b = outcome(h.connection.request(call('b')));
     await settleIo();
     const [ra, rb] = h.ext.requests('tool_call');
-    expect([ra?.id, rb?.id]).toEqual(['mem:1', 'mem:2']);
+    expect([ra?.id, rb?.id]).toEqual(['mem:request-1', 'mem:request-2']);
     h.answer(rb!, { type: 'tool_result', content: [{ type: 'text', text: 'B' }] });
     h.answer(ra!, { type: 'tool_result', content: [{ type: 'text', text: 'A' }] });
     expect([await a, await b]).toEqual(['ok A', 'ok B']);
-    expect(h.connection.has('mem:1')).toBe(false);
+    expect(h.connection.has('mem:request-1')).toBe(false);
   });
 
   it('reports an answer for no request, and fails a request answered with the wrong type', async () => {
@@ -46,10 +46,10 @@ describe('correlation', () => {
     h = await connectionHarness();
     const a = outcome(h.connection.request(call()));
     await settleIo();
-    const near = ['mem:01', 'mem:1 ', 'mem:+1', 'mem:1.0', 'mem:', 'mem1', 'Mem:1', 'other:1', 'mem:1000000000000000001'];
+    const near = ['mem:request-01', 'mem:request-1 ', 'mem:request-+1', 'mem:request-1.0', 'mem:request-', 'mem:1', 'Mem:request-1', 'other:request-1', 'mem:request-1000000000000000001'];
     for (const id of near) h.ext.send({ type: 'tool_result', id, content: [] });
     await settleIo();
-    expect(h.connection.has('mem:1')).toBe(true);
+    expect(h.connection.has('mem:request-1')).toBe(true);
     expect(near.some((id) => h!.connection.has(id))).toBe(false);
     expect(h.diagnostics.map((d) => d.message)).toEqual(near.map((id) => `tool_result for unknown or already settled id ${JSON.stringify(id)} dropped`));
     h.answer(h.ext.requests('tool_call')[0]!);

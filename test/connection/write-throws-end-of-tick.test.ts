@@ -96,12 +96,12 @@ describe('a write that throws at the end of the tick', () => {
     // At once: no timer moved.
     expect(aCall.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha', logPath: '/logs/ext-alpha.log' });
     expect((aCall.error as ExtensionHostError).message).toBe('alpha: tool_call could not be written: write after destroy; see /logs/ext-alpha.log');
-    expect(a.connection.has('alpha:1')).toBe(false);
+    expect(a.connection.has('alpha:request-1')).toBe(false);
     expect(a.lost).toHaveLength(1);
     expect(a.lost[0]).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha', logPath: '/logs/ext-alpha.log' });
     expect(a.lost[0]!.message).toMatch(/^alpha: a write to its stdin threw \(write after destroy\); it is being stopped; see \/logs\/ext-alpha\.log$/);
     await settle();
-    expect(b.peer.written.join('')).toBe('{"type":"tool_call","name":"b","args":{},"id":"beta:1"}\n{"type":"event","event":"tock"}\n');
+    expect(b.peer.written.join('')).toBe('{"type":"tool_call","name":"b","args":{},"id":"beta:request-1"}\n{"type":"event","event":"tock"}\n');
     expect(bCall.error).toBe('pending');
     expect(a.peer.written).toEqual([]);
     expect(unhandled).toEqual([]);
@@ -117,7 +117,7 @@ describe('a write that throws at the end of the tick', () => {
     await settle();
     expect(aCall.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
     expect(a.lost).toHaveLength(1);
-    expect(b.peer.written.join('')).toBe('{"type":"tool_call","name":"b","args":{},"id":"beta:1"}\n');
+    expect(b.peer.written.join('')).toBe('{"type":"tool_call","name":"b","args":{},"id":"beta:request-1"}\n');
     expect(bCall.error).toBe('pending');
     expect(unhandled).toEqual([]);
     // The pass is whole for the next tick too.
@@ -165,7 +165,7 @@ describe('a write that throws at the end of the tick', () => {
     for (const [i, request] of queued.entries()) {
       expect(request.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
       expect((request.error as ExtensionHostError).message).toBe(`alpha: tool_call could not be written: write after destroy; see /logs/ext-alpha.log`);
-      expect(a.connection.has(`alpha:${i + 2}`)).toBe(false);
+      expect(a.connection.has(`alpha:request-${i + 2}`)).toBe(false);
     }
     expect(first.error).toMatchObject({ code: ErrorCode.PROCESS_EXITED, extension: 'alpha' });
     expect((first.error as ExtensionHostError).message).toBe('alpha: tool_call will not be answered: a later write to its stdin threw: write after destroy; see /logs/ext-alpha.log');

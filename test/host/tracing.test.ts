@@ -75,7 +75,7 @@ describe('tool calls', () => {
 
   it('without toolCallId, gen_ai.tool.call.id is the request id the extension answered', { timeout: TEST_MS }, async () => {
     await host.callTool('trace', {});
-    expect(only('execute_tool trace').attributes['gen_ai.tool.call.id']).toMatch(/^\d+:\d+$/);
+    expect(only('execute_tool trace').attributes['gen_ai.tool.call.id']).toMatch(/^\d+:request-\d+$/);
   });
 
   it('a timeout: error.type TIMEOUT, status ERROR, the progress and the cancel as span events', { timeout: TEST_MS }, async () => {
@@ -116,7 +116,7 @@ describe('trace context to extensions', () => {
     // The request of an extension that did not declare trace: zot's fields, no _meta.
     const result = await host.callTool('frame', { a: 1 });
     expect(Object.keys(JSON.parse(textOf(result)) as object)).toEqual(['type', 'name', 'args', 'id']);
-    expect(textOf(result)).toMatch(/^\{"type":"tool_call","name":"frame","args":\{"a":1\},"id":"\d+:\d+"\}$/);
+    expect(textOf(result)).toMatch(/^\{"type":"tool_call","name":"frame","args":\{"a":1\},"id":"\d+:request-\d+"\}$/);
     const ack = await host.runCommand('/ack');
     expect(Object.keys(JSON.parse(ack.handled ? ack.text! : '') as object)).toEqual(['type', 'protocol_version', 'zot_version', 'provider', 'model', 'cwd', 'extension_dir', 'data_dir']);
   });

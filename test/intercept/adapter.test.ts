@@ -110,7 +110,7 @@ describe('extension interceptors sharing one encoding per chain call', () => {
     expect(result).toMatchObject({ block: false, modified: true, args: { command: 'ls -la' } });
     expect([seenBy(a.ext), seenBy(b.ext), seenBy(c.ext)]).toEqual([[{ command: 'ls' }], [{ command: 'ls' }], [{ command: 'ls -la' }]]);
     await chain.toolCall(CALL);
-    for (const { ext } of [a, b, c]) expect(ext.requests('event_intercept').map((f) => f.id)).toEqual(['mem:1', 'mem:2']);
+    for (const { ext } of [a, b, c]) expect(ext.requests('event_intercept').map((f) => f.id)).toEqual(['mem:request-1', 'mem:request-2']);
   });
 
   it('encode anew after another interceptor had the args (one that cannot be cloned gets them as they are)', async () => {

@@ -46,6 +46,6 @@ describe('extension steps', () => {
       [{ command: 'ls' }, { command: 'ls' }],
       [{ command: 'ls -la' }, { command: 'ls -la' }],
     ]);
-    expect(c.ext.requests('event_intercept').map((f) => [f.id, f.tool_id])).toEqual([['mem:1', 't1'], ['mem:2', 't2']]);
+    expect(c.ext.requests('event_intercept').map((f) => [f.id, f.tool_id])).toEqual([['mem:request-1', 't1'], ['mem:request-2', 't2']]);
   });
 });

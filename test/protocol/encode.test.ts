@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeFrame } from '../../src/protocol/frame-check.js';
+import { encodeFrame, encodeRequest } from '../../src/protocol/frame-check.js';
 
 const SEP = ['', '\u2028', '\u2029', 'a\u2028b'];
 
@@ -30,5 +30,30 @@ describe('encodeFrame', () => {
 
   it('a request frame gets its id last, after its own fields', () => {
     expect(encodeFrame({ ...{ type: 'tool_call', name: 'echo', args: { s: 'x' } }, id: 'echo:1' })).toBe('{"type":"tool_call","name":"echo","args":{"s":"x"},"id":"echo:1"}\n');
+  });
+});
+
+describe('encodeRequest', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', 'é', '🎉', '"', '\\', '\n', '\u2028', '\u2029', '\u0000') });
+  const extra = fc.option(fc.record({ operation_key: text, reconcile: fc.boolean(), _meta: fc.dictionary(text, text, { maxKeys: 2 }) }, { requiredKeys: [] }), { nil: undefined });
+
+  it('writes the bytes of encodeFrame() for any request frame, its id set on it last', () => {
+    fc.assert(
+      fc.property(text, fc.dictionary(text, fc.jsonValue()), text, extra, (name, args, id, more) => {
+        const frame = { type: 'tool_call', name, args, ...more };
+        const expected = encodeFrame({ ...frame, id });
+        expect(encodeRequest(frame, id)).toBe(expected);
+        expect((frame as { id?: string }).id).toBe(id);
+      }),
+      { seed: 7, numRuns: 1000 },
+    );
+  });
+
+  it('a tool_call whose args encode themselves (toJSON) or that carries other fields is written by JSON.stringify', () => {
+    const args = { toJSON: (key: string) => ({ key }) };
+    expect(encodeRequest({ type: 'tool_call', name: 'x', args }, 'e:request-1')).toBe('{"type":"tool_call","name":"x","args":{"key":"args"},"id":"e:request-1"}\n');
+    const traced = { type: 'tool_call', name: 'x', args: {}, _meta: { traceparent: 't' } };
+    expect(encodeRequest(traced, 'e:request-2')).toBe('{"type":"tool_call","name":"x","args":{},"_meta":{"traceparent":"t"},"id":"e:request-2"}\n');
+    expect(encodeRequest({ type: 'command_invoked', name: 'x', args: '' }, 'e:request-3')).toBe('{"type":"command_invoked","name":"x","args":"","id":"e:request-3"}\n');
   });
 });
