@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { isIPv6 } from 'node:net';
 import type { Command, CommandContext } from '../context.js';
 import { TRUST_OPTIONS, createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { InspectorServer, assetsDir } from '../inspect/server.js';
 import { SANDBOX_OPTION } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
-import { DEFAULT_LISTEN, isLoopback, parseListen } from '../serve/listen.js';
+import { DEFAULT_LISTEN, isLoopback, parseListen, urlHost } from '../serve/listen.js';
 import { tokenFrom } from './serve.js';
 import { printLoaded } from './run.js';
 
@@ -63,7 +62,7 @@ export const inspect: Command = {
       } catch (err) {
         throw new CliError(CliErrorCode.FAILED, `cannot listen on ${shownListen}: ${(err as Error).message}`, { cause: err });
       }
-      const url = `http://${isIPv6(bound.host) ? `[${bound.host}]` : bound.host}:${bound.port}/?token=${encodeURIComponent(token)}`;
+      const url = `http://${urlHost(bound.host)}:${bound.port}/?token=${encodeURIComponent(token)}`;
       ctx.out.line(`inspector ${url}`);
       ctx.err.line(`zot-ext inspect: open the URL above in a browser${ctx.values.open === true ? ' (opening it)' : ''}; Ctrl+C stops`);
       if (ctx.values.open === true) openBrowser(ctx, url);

@@ -7,12 +7,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isIPv6 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Client, InspectorSession } from './session.js';
-import { isLoopback, listenOn } from '../serve/listen.js';
+import { isLoopback, listenOn, urlHost } from '../serve/listen.js';
 
 /** Largest message a page may send, in bytes. */
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -90,7 +89,7 @@ export class InspectorServer {
   private hosts(): Set<string> {
     const p = this.port;
     const bind = this.options.host.toLowerCase();
-    const names = [isIPv6(bind) ? `[${bind}]` : bind];
+    const names = [urlHost(bind)];
     if (isLoopback(bind)) names.push('127.0.0.1', 'localhost', '[::1]');
     return new Set(names.map((n) => `${n}:${p}`));
   }

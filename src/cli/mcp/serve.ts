@@ -10,7 +10,7 @@ import type { CommandContext } from '../context.js';
 import { createHost, explicitPaths, isUntrusted, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { tokenFrom } from '../commands/serve.js';
-import { isLoopback, parseListen } from '../serve/listen.js';
+import { isLoopback, parseListen, urlHost } from '../serve/listen.js';
 import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { isDiscoveryDiagnostic } from '../start-problems.js';
 import { McpSessions } from './bridge.js';
@@ -107,8 +107,7 @@ async function serveHttp(ctx: CommandContext, sessions: McpSessions, listen: { h
   } catch (err) {
     throw new CliError(CliErrorCode.FAILED, `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`, { cause: err });
   }
-  const host = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
-  ctx.out.line(`listening http://${host}:${bound.port}${MCP_PATH}`);
+  ctx.out.line(`listening http://${urlHost(bound.host)}:${bound.port}${MCP_PATH}`);
   if (options.tokenVar === undefined) ctx.out.line(`token ${token}`);
   log(`serving MCP over Streamable HTTP; clients send Authorization: Bearer <${options.tokenVar === undefined ? 'the token above' : `$${options.tokenVar}`}>`);
   try {
