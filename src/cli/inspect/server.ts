@@ -2,7 +2,6 @@
 // WebSocket per page, behind a token. A request is refused without the token (401), with an
 // Origin other than the page's own (403) or with a Host header that is not this server (403: DNS
 // rebinding), before any host call.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Client, InspectorSession } from './session.js';
+import { tokenMatches } from '../serve/auth.js';
 import { isLoopback, listenOn, urlHost } from '../serve/listen.js';
 
 /** Largest message a page may send, in bytes. */
@@ -48,11 +48,9 @@ export class InspectorServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<Socket>();
-  private readonly token: Buffer;
   private port = 0;
 
   constructor(private readonly options: InspectorServerOptions) {
-    this.token = digest(options.token);
     this.http = createServer((req, res) => void this.request(req, res));
     this.http.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -98,7 +96,7 @@ export class InspectorServer {
     const url = new URL(req.url ?? '/', 'http://x');
     // No cookie: a cookie ignores ports, so the browser would give it to every other http://localhost:* service it opens.
     const given = [url.searchParams.get('token'), bearer(req.headers.authorization)];
-    return given.some((t) => t !== undefined && t !== null && timingSafeEqual(digest(t), this.token));
+    return given.some((t) => t !== undefined && t !== null && tokenMatches(t, this.options.token));
   }
 
   private async request(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -167,10 +165,6 @@ export class InspectorServer {
     ws.on('close', () => session.disconnect(client));
     ws.on('error', () => ws.terminate());
   }
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }
 
 /** The page with the token in its script's and style's URLs, and in a meta tag its script reads (for a page opened with a bearer header). */
