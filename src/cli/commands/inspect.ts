@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import type { Command, CommandContext } from '../context.js';
 import { TRUST_OPTIONS, createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -7,7 +6,7 @@ import { InspectorServer, assetsDir } from '../inspect/server.js';
 import { SANDBOX_OPTION } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
 import { DEFAULT_LISTEN, isLoopback, parseListen, urlHost } from '../serve/listen.js';
-import { tokenFrom } from './serve.js';
+import { serverToken, withoutToken } from './serve.js';
 import { printLoaded } from './run.js';
 
 export const inspect: Command = {
@@ -42,13 +41,12 @@ export const inspect: Command = {
     if (!isLoopback(listen.host) && tokenVar === undefined) {
       throw new CliError(CliErrorCode.USAGE, `--listen ${shownListen} is not a loopback address: the page runs tools and commands; add --token-env VAR to require the token in $VAR`);
     }
-    const token = tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, tokenVar);
+    const token = serverToken(ctx, tokenVar);
     const assets = assetsDir();
     if (assets === undefined) throw new CliError(CliErrorCode.FAILED, 'the inspector page is not built (dist/inspector is missing): run npm run build');
 
     const session = new InspectorSession();
-    const env = { ...ctx.io.env };
-    if (tokenVar !== undefined) delete env[tokenVar];
+    const env = withoutToken(ctx, tokenVar);
     const host = createHost({ ...ctx, io: { ...ctx.io, env } }, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: session.callbacks, frameTap: session.frameTap });
     session.attach(host);
     const server = new InspectorServer({ host: listen.host, port: listen.port, token, session, assets });

@@ -1,4 +1,5 @@
 import type { OptionValues } from '../args.js';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
@@ -71,8 +72,7 @@ export const serve: Command = {
     }
     const ext = await loadExtension(ctx, path.resolve(ctx.io.cwd, ctx.args[0]!));
     // The token is for the server: the extension never sees it.
-    const env = { ...ctx.io.env };
-    if (tokenVar !== undefined) delete env[tokenVar];
+    const env = withoutToken(ctx, tokenVar);
     await loadSpawn();
     const log = (line: string) => ctx.err.line(`zot-ext serve: ${line}`);
     if (!isLoopback(listen.host) && token === undefined) {
@@ -145,6 +145,21 @@ export function tokenFrom(ctx: CommandContext, name: string): string {
     throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);
   }
   return value;
+}
+
+/**
+ * The token of `zot-ext inspect` and `zot-ext mcp --http`: the value of `--token-env VAR`'s variable
+ * (see tokenFrom), else a new random one.
+ */
+export function serverToken(ctx: CommandContext, tokenVar: string | undefined): string {
+  return tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, tokenVar);
+}
+
+/** The environment extensions get: a copy of the CLI's without `--token-env`'s variable (the token is for the server). */
+export function withoutToken(ctx: CommandContext, tokenVar: string | undefined): NodeJS.ProcessEnv {
+  const env = { ...ctx.io.env };
+  if (tokenVar !== undefined) delete env[tokenVar];
+  return env;
 }
 
 /** `--allow-origin` values, each a bare origin, as browsers send them. */
