@@ -174,9 +174,13 @@ export function origins(value: OptionValues[string]): string[] {
   });
 }
 
-function wholeNumber(value: OptionValues[string], option: string, fallback: number, min: number): number {
+/** A whole-number option: `fallback` when not given; a usage error below `min` or, with `max`, above it. */
+export function wholeNumber(value: OptionValues[string], option: string, fallback: number, min: number, max?: number): number {
   if (typeof value !== 'string') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || (max !== undefined && Number(value) > max)) {
+    const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number ${range}, got ${JSON.stringify(value)}`);
+  }
   return Number(value);
 }
 
