@@ -48,7 +48,10 @@ export class InspectorServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<Socket>();
-  private port = 0;
+  /** Host headers that name this server (set once it listens: the port is known then). */
+  private hosts = new Set<string>();
+  /** The page's files as sent (index.html with the token in it), each read at its first GET: only the files of FILES. */
+  private readonly bodies = new Map<string, Promise<Buffer | string | undefined>>();
 
   constructor(private readonly options: InspectorServerOptions) {
     this.http = createServer((req, res) => void this.request(req, res));
@@ -61,8 +64,9 @@ export class InspectorServer {
   }
 
   async listen(): Promise<{ host: string; port: number }> {
-    this.port = await listenOn(this.http, this.options.host, this.options.port);
-    return { host: this.options.host, port: this.port };
+    const port = await listenOn(this.http, this.options.host, this.options.port);
+    this.hosts = hostNames(this.options.host, port);
+    return { host: this.options.host, port };
   }
 
   /** Closes every page's socket and the server. */
@@ -76,20 +80,11 @@ export class InspectorServer {
   /** Why a request is refused: [status, text], or undefined when it may go on. */
   private refusal(req: IncomingMessage): [number, string] | undefined {
     const host = req.headers.host;
-    if (host === undefined || !this.hosts().has(host.toLowerCase())) return [403, 'unknown Host header'];
+    if (host === undefined || !this.hosts.has(host.toLowerCase())) return [403, 'unknown Host header'];
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${host.toLowerCase()}`) return [403, 'foreign Origin'];
     if (!this.authorised(req)) return [401, 'missing or wrong token: open the URL zot-ext inspect printed'];
     return undefined;
-  }
-
-  /** Host headers that name this server: its address, and localhost / 127.0.0.1 / [::1] for a loopback one. */
-  private hosts(): Set<string> {
-    const p = this.port;
-    const bind = this.options.host.toLowerCase();
-    const names = [urlHost(bind)];
-    if (isLoopback(bind)) names.push('127.0.0.1', 'localhost', '[::1]');
-    return new Set(names.map((n) => `${n}:${p}`));
   }
 
   private authorised(req: IncomingMessage): boolean {
@@ -106,9 +101,8 @@ export class InspectorServer {
     const url = new URL(req.url ?? '/', 'http://x');
     const file = FILES[url.pathname];
     if (file === undefined) return end(res, 404, 'not found');
-    const dir = this.options.assets ?? assetsDir();
-    const body = dir === undefined ? undefined : await readFile(path.join(dir, file)).catch(() => undefined);
-    if (body === undefined) return end(res, 500, 'the inspector page is not built: run npm run build');
+    const sent = await this.body(file);
+    if (sent === undefined) return end(res, 500, 'the inspector page is not built: run npm run build');
     const headers: Record<string, string> = {
       'content-type': TYPES[path.extname(file)]!,
       'cache-control': 'no-store',
@@ -117,11 +111,30 @@ export class InspectorServer {
       'x-frame-options': 'DENY',
       'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     };
-    // The page's later requests (its script and style, its WebSocket) carry the token in their URL,
-    // from the page (never a cookie: see authorised()).
-    const sent = file === 'index.html' ? withToken(body.toString('utf8'), this.options.token) : body;
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : sent);
+  }
+
+  /** `file` as sent, read once; undefined while it cannot be read (the page is not built: tried again at the next GET). */
+  private body(file: string): Promise<Buffer | string | undefined> {
+    let body = this.bodies.get(file);
+    if (body === undefined) {
+      const dir = this.options.assets ?? assetsDir();
+      body =
+        dir === undefined
+          ? Promise.resolve(undefined)
+          : readFile(path.join(dir, file)).then(
+              // The page's later requests (its script and style, its WebSocket) carry the token in their
+              // URL, from the page (never a cookie: see authorised()).
+              (bytes) => (file === 'index.html' ? withToken(bytes.toString('utf8'), this.options.token) : bytes),
+              () => undefined,
+            );
+      this.bodies.set(file, body);
+      void body.then((read) => {
+        if (read === undefined) this.bodies.delete(file);
+      });
+    }
+    return body;
   }
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
@@ -165,6 +178,14 @@ export class InspectorServer {
     ws.on('close', () => session.disconnect(client));
     ws.on('error', () => ws.terminate());
   }
+}
+
+/** Host headers that name a server bound to `bind`:`port`: its address, and localhost / 127.0.0.1 / [::1] for a loopback one. */
+function hostNames(bind: string, port: number): Set<string> {
+  const host = bind.toLowerCase();
+  const names = [urlHost(host)];
+  if (isLoopback(host)) names.push('127.0.0.1', 'localhost', '[::1]');
+  return new Set(names.map((n) => `${n}:${port}`));
 }
 
 /** The page with the token in its script's and style's URLs, and in a meta tag its script reads (for a page opened with a bearer header). */
