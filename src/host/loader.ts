@@ -6,6 +6,7 @@ import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { explicitFailures, ManifestDiscovery, type ExplicitFailure } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { isRemote } from '../manifest/mcp.js';
 import { looksLikeUrl, redactUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
 import { ExtensionProcess, type Launch } from '../process/extension-process.js';
@@ -140,7 +141,7 @@ async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promi
     const resolved = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
     if (resolved.mode === 'off') continue;
     const dataDir = sandboxDataDir(ctx.home, spec.name);
-    const remote = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp);
+    const remote = isRemote(spec);
     if (remote || spec.memory !== undefined) {
       // Not a process of this machine's: nothing to confine (extensions() says so).
       spec.sandbox = { policy: resolved, backend: { kind: 'none', reason: remote ? 'not applicable (remote)' : 'not applicable (in-memory)' }, dataDir };
@@ -170,7 +171,7 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const security = securityFor(ctx, spec);
   // Where a remote extension's header variables come from: its environment under the env policy
   // (the host's own without one; read again at every connect).
-  const remoteEnv = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp) ? (security.env ?? process.env) : undefined;
+  const remoteEnv = isRemote(spec) ? (security.env ?? process.env) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { resolveExec } from '../manifest/exec.js';
 import { nameKey } from '../manifest/limits.js';
+import { isRemote, remoteUrl } from '../manifest/mcp.js';
 import { redactUrl } from '../manifest/remote.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
@@ -204,7 +205,7 @@ function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, chang
     changed,
     signal,
   };
-  const url = spec.mcp !== undefined && 'url' in spec.mcp ? spec.mcp.url : spec.url;
+  const url = remoteUrl(spec);
   if (url !== undefined) request.url = redactUrl(url);
   return request;
 }
@@ -212,7 +213,7 @@ function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, chang
 /** What `spec` spawns: its `exec` and `args`, or its MCP server's `command` and `args`; undefined for a remote or in-memory one. */
 function programOf(spec: ExtensionSpec): { command: string; args: readonly string[] } | undefined {
   if (spec.mcp !== undefined) return 'command' in spec.mcp ? { command: spec.mcp.command, args: spec.mcp.args ?? [] } : undefined;
-  if (spec.url !== undefined || spec.exec === undefined || spec.exec === '') return undefined;
+  if (isRemote(spec) || spec.exec === undefined || spec.exec === '') return undefined;
   return { command: spec.exec, args: spec.args ?? [] };
 }
 
