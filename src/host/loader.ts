@@ -6,6 +6,7 @@ import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
 import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
 import { explicitFailures, ManifestDiscovery, type ExplicitFailure } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
+import { isRemote, type McpServerConfig } from '../manifest/mcp.js';
 import { looksLikeUrl, redactUrl } from '../manifest/remote.js';
 import type { Manifest } from '../manifest/schema.js';
 import { ExtensionProcess, type Launch } from '../process/extension-process.js';
@@ -50,8 +51,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
     toStart.push({ name: memory.name, dir: memory.dir ?? ctx.cwd, source: 'memory', memory });
   }
   for (const [name, mcp] of Object.entries(options.mcpServers ?? {})) {
-    const spec: ExtensionSpec = { name, dir: ctx.cwd, source: 'explicit', mcp };
-    if ('headers' in mcp && mcp.headers !== undefined) spec.headers = mcp.headers;
+    const spec: ExtensionSpec = { name, dir: ctx.cwd, source: 'explicit' };
+    setMcp(spec, mcp);
     toStart.push(spec);
   }
   const inMemory = new Set(toStart.map((s) => nameKey(s.name)));
@@ -117,14 +118,17 @@ function processSpec(name: string, dir: string, source: ExtensionSpec['source'],
   const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [], manifestPath };
   if (manifest.url !== undefined) spec.url = manifest.url;
   if (manifest.headers !== undefined) spec.headers = manifest.headers;
-  if (manifest.mcp !== undefined) {
-    spec.mcp = manifest.mcp;
-    if ('headers' in manifest.mcp && manifest.mcp.headers !== undefined) spec.headers = manifest.mcp.headers;
-  }
+  if (manifest.mcp !== undefined) setMcp(spec, manifest.mcp);
   if (manifest.env !== undefined) spec.envDeclared = manifest.env;
   if (manifest.permissions !== undefined) spec.permissionsRequested = manifest.permissions;
   if (manifest.sandbox !== undefined) spec.sandboxRequested = manifest.sandbox;
   return spec;
+}
+
+/** `spec` runs the MCP server `mcp`; an HTTP one's `headers` become the spec's (their `env:NAME` values are read as a remote extension's). */
+function setMcp(spec: ExtensionSpec, mcp: McpServerConfig): void {
+  spec.mcp = mcp;
+  if ('headers' in mcp && mcp.headers !== undefined) spec.headers = mcp.headers;
 }
 
 /**
@@ -140,7 +144,7 @@ async function prepareSandboxes(ctx: HostContext, specs: ExtensionSpec[]): Promi
     const resolved = resolveSandbox(forExtension(sandboxByExtension, spec.name) ?? sandbox, spec.sandboxRequested, ctx.cwd);
     if (resolved.mode === 'off') continue;
     const dataDir = sandboxDataDir(ctx.home, spec.name);
-    const remote = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp);
+    const remote = isRemote(spec);
     if (remote || spec.memory !== undefined) {
       // Not a process of this machine's: nothing to confine (extensions() says so).
       spec.sandbox = { policy: resolved, backend: { kind: 'none', reason: remote ? 'not applicable (remote)' : 'not applicable (in-memory)' }, dataDir };
@@ -170,7 +174,7 @@ function createExtension(ctx: HostContext, spec: ExtensionSpec, order: number, s
   const security = securityFor(ctx, spec);
   // Where a remote extension's header variables come from: its environment under the env policy
   // (the host's own without one; read again at every connect).
-  const remoteEnv = spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp) ? (security.env ?? process.env) : undefined;
+  const remoteEnv = isRemote(spec) ? (security.env ?? process.env) : undefined;
   const proc = new ExtensionProcess({
     name: spec.name,
     dir: spec.dir,

@@ -1,6 +1,7 @@
 // What one extension is given and allowed: its environment (the env policy), its permission scope
 // (and the check of the frames it sends against it), and the values of its remote headers.
 import { ErrorCode, ExtensionHostError } from '../errors.js';
+import { isRemote } from '../manifest/mcp.js';
 import { headerVariable, headerVariables, resolveHeaders } from '../manifest/remote.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
@@ -240,7 +241,7 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   const { options } = ctx;
   // A remote extension's `env:NAME` headers read its environment: the env policy applies to them as
   // to what a local process inherits (a manifest must not export any variable of the host's).
-  const headerVars = spec.url === undefined && (spec.mcp === undefined || !('url' in spec.mcp)) ? [] : headerVariables(spec.headers);
+  const headerVars = isRemote(spec) ? headerVariables(spec.headers) : [];
   if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && headerVars.length === 0 && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
     // The zot default: the given (or inherited) environment, everything allowed.
     // One shared record, not one each, when nothing differs.

@@ -4,12 +4,13 @@
 // restarts ask again only when it changed), and `'always'` is stored per project in
 // `<home>/trust.json` (written whole to a temp file and renamed, bounded, never overwritten when it
 // cannot be read as ours).
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Stats } from 'node:fs';
 import { mkdir, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { resolveExec } from '../manifest/exec.js';
 import { nameKey } from '../manifest/limits.js';
+import { isRemote, remoteUrl } from '../manifest/mcp.js';
 import { redactUrl } from '../manifest/remote.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
@@ -204,7 +205,7 @@ function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, chang
     changed,
     signal,
   };
-  const url = spec.mcp !== undefined && 'url' in spec.mcp ? spec.mcp.url : spec.url;
+  const url = remoteUrl(spec);
   if (url !== undefined) request.url = redactUrl(url);
   return request;
 }
@@ -212,7 +213,7 @@ function trustRequest(ctx: HostContext, spec: ExtensionSpec, hash: string, chang
 /** What `spec` spawns: its `exec` and `args`, or its MCP server's `command` and `args`; undefined for a remote or in-memory one. */
 function programOf(spec: ExtensionSpec): { command: string; args: readonly string[] } | undefined {
   if (spec.mcp !== undefined) return 'command' in spec.mcp ? { command: spec.mcp.command, args: spec.mcp.args ?? [] } : undefined;
-  if (spec.url !== undefined || spec.exec === undefined || spec.exec === '') return undefined;
+  if (isRemote(spec) || spec.exec === undefined || spec.exec === '') return undefined;
   return { command: spec.exec, args: spec.args ?? [] };
 }
 
@@ -233,23 +234,24 @@ export async function contentHash(spec: ExtensionSpec, project?: string): Promis
   const hash = createHash('sha256');
   hash.update('zot-trust-v1\0manifest\0');
   hash.update(spec.manifestPath === undefined ? 'none' : await readFile(spec.manifestPath).catch(() => 'unreadable'));
-  for (const file of await programFiles(spec, project)) {
+  for (const { file, info } of await programFiles(spec, project)) {
     hash.update(`\0file\0${path.relative(spec.dir, file)}\0`);
-    await hashFile(hash, file);
+    await hashFile(hash, file, info);
   }
   return `sha256:${hash.digest('hex')}`;
 }
 
 /**
  * The program (its `exec`, or its MCP server's `command`, when it is a path) and every arg that is a
- * regular file inside the extension's directory or anywhere under the project.
+ * regular file inside the extension's directory or anywhere under the project (with the stat that
+ * found it so: hashFile() does not stat it again).
  */
-async function programFiles(spec: ExtensionSpec, project: string | undefined): Promise<string[]> {
+async function programFiles(spec: ExtensionSpec, project: string | undefined): Promise<{ file: string; info?: Stats }[]> {
   const program = programOf(spec);
   if (program === undefined) return [];
-  const files: string[] = [];
+  const files: { file: string; info?: Stats }[] = [];
   const exec = resolveExec(program.command, spec.dir);
-  if (!exec.onPath) files.push(exec.command);
+  if (!exec.onPath) files.push({ file: exec.command });
   const inside = (root: string, file: string) => {
     const rel = path.relative(root, file);
     return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
@@ -257,14 +259,16 @@ async function programFiles(spec: ExtensionSpec, project: string | undefined): P
   for (const arg of program.args) {
     if (arg === '') continue;
     const file = path.resolve(spec.dir, arg);
-    if (files.includes(file) || !(inside(spec.dir, file) || (project !== undefined && inside(project, file)))) continue;
-    if ((await stat(file).catch(() => undefined))?.isFile() === true) files.push(file);
+    if (files.some((f) => f.file === file) || !(inside(spec.dir, file) || (project !== undefined && inside(project, file)))) continue;
+    const info = await stat(file).catch(() => undefined);
+    if (info?.isFile() === true) files.push({ file, info });
   }
   return files;
 }
 
-async function hashFile(hash: Hash, file: string): Promise<void> {
-  const info = await stat(file).catch(() => undefined);
+/** Its size and bytes (at most MAX_HASHED_BYTES); `known`: its stat already taken. */
+async function hashFile(hash: Hash, file: string, known?: Stats): Promise<void> {
+  const info = known ?? (await stat(file).catch(() => undefined));
   if (info === undefined) return void hash.update('missing');
   // Never a FIFO or a device (it may never end).
   if (!info.isFile()) return void hash.update('not-a-file');

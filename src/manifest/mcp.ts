@@ -61,3 +61,19 @@ export function mcpProblem(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What names where an extension runs: a remote one's `url`, or its MCP server (ExtensionSpec has both fields). */
+interface Reached {
+  url?: string | undefined;
+  mcp?: McpServerConfig | undefined;
+}
+
+/** Whether the extension is reached over the network (its `url`, or an MCP server with a `url`), not a process of this machine. */
+export function isRemote(spec: Reached): boolean {
+  return spec.url !== undefined || (spec.mcp !== undefined && 'url' in spec.mcp);
+}
+
+/** The URL a remote extension is reached at: its MCP server's `url`, else its own; undefined for a local one. */
+export function remoteUrl(spec: Reached): string | undefined {
+  return spec.mcp !== undefined && 'url' in spec.mcp ? spec.mcp.url : spec.url;
+}

@@ -390,9 +390,7 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
         return;
       }
     }
-    const { receiver } = this;
-    if (receiver === undefined) this.emit('line', line);
-    else receiver.call(this.context, line);
+    this.deliverRaw(line);
   }
 
   /** Internal (the stdio transport's receiver): one line of the server's stdout. */
@@ -415,6 +413,7 @@ export class McpTransport extends EventEmitter<TransportEvents> implements Trans
     this.wire?.onmessage?.(parsed);
   }
 
+  /** One line to the host as it is (deliver() after its checks; a stdio server's line that is not JSON). */
   private deliverRaw(line: string): void {
     if (this.ended) return;
     const { receiver } = this;

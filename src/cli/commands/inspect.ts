@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { isIPv6 } from 'node:net';
 import type { Command, CommandContext } from '../context.js';
 import { TRUST_OPTIONS, createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { InspectorServer, assetsDir } from '../inspect/server.js';
 import { SANDBOX_OPTION } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
-import { DEFAULT_LISTEN, isLoopback, parseListen } from '../serve/listen.js';
-import { tokenFrom } from './serve.js';
+import { DEFAULT_LISTEN, isLoopback, parseListen, urlHost } from '../serve/listen.js';
+import { serverToken, withoutToken } from './serve.js';
 import { printLoaded } from './run.js';
 
 export const inspect: Command = {
@@ -43,13 +41,12 @@ export const inspect: Command = {
     if (!isLoopback(listen.host) && tokenVar === undefined) {
       throw new CliError(CliErrorCode.USAGE, `--listen ${shownListen} is not a loopback address: the page runs tools and commands; add --token-env VAR to require the token in $VAR`);
     }
-    const token = tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, tokenVar);
+    const token = serverToken(ctx, tokenVar);
     const assets = assetsDir();
     if (assets === undefined) throw new CliError(CliErrorCode.FAILED, 'the inspector page is not built (dist/inspector is missing): run npm run build');
 
     const session = new InspectorSession();
-    const env = { ...ctx.io.env };
-    if (tokenVar !== undefined) delete env[tokenVar];
+    const env = withoutToken(ctx, tokenVar);
     const host = createHost({ ...ctx, io: { ...ctx.io, env } }, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: session.callbacks, frameTap: session.frameTap });
     session.attach(host);
     const server = new InspectorServer({ host: listen.host, port: listen.port, token, session, assets });
@@ -63,7 +60,7 @@ export const inspect: Command = {
       } catch (err) {
         throw new CliError(CliErrorCode.FAILED, `cannot listen on ${shownListen}: ${(err as Error).message}`, { cause: err });
       }
-      const url = `http://${isIPv6(bound.host) ? `[${bound.host}]` : bound.host}:${bound.port}/?token=${encodeURIComponent(token)}`;
+      const url = `http://${urlHost(bound.host)}:${bound.port}/?token=${encodeURIComponent(token)}`;
       ctx.out.line(`inspector ${url}`);
       ctx.err.line(`zot-ext inspect: open the URL above in a browser${ctx.values.open === true ? ' (opening it)' : ''}; Ctrl+C stops`);
       if (ctx.values.open === true) openBrowser(ctx, url);

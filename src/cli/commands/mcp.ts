@@ -1,9 +1,8 @@
-import type { OptionValues } from '../args.js';
 import type { Command } from '../context.js';
 import { TRUST_OPTIONS } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { SANDBOX_OPTION } from '../sandbox.js';
-import { origins } from './serve.js';
+import { origins, wholeNumber } from './serve.js';
 
 /** `--max-sessions` when not given (`--http`). */
 export const DEFAULT_MAX_SESSIONS = 16;
@@ -56,11 +55,11 @@ export const mcp: Command = {
     const options = {
       http,
       listen: typeof v.listen === 'string' ? v.listen : undefined,
-      port: whole(v.port, '--port', 0, 0, 65535),
+      port: wholeNumber(v.port, '--port', 0, 0, 65535),
       tokenVar: typeof v['token-env'] === 'string' ? v['token-env'] : undefined,
       allowedOrigins: origins(v['allow-origin']),
-      timeoutMs: v.timeout === undefined ? undefined : whole(v.timeout, '--timeout', 0, 1, Number.MAX_SAFE_INTEGER),
-      maxSessions: whole(v['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS, 1, Number.MAX_SAFE_INTEGER),
+      timeoutMs: v.timeout === undefined ? undefined : wholeNumber(v.timeout, '--timeout', 0, 1, Number.MAX_SAFE_INTEGER),
+      maxSessions: wholeNumber(v['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS, 1, Number.MAX_SAFE_INTEGER),
       discover: v.discover === true,
     };
     let serveMcp: typeof import('../mcp/serve.js').serveMcp;
@@ -75,9 +74,3 @@ export const mcp: Command = {
     return serveMcp(ctx, options);
   },
 };
-
-function whole(value: OptionValues[string], option: string, fallback: number, min: number, max: number): number {
-  if (typeof value !== 'string') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return Number(value);
-}

@@ -1,4 +1,5 @@
 import type { OptionValues } from '../args.js';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { checkExecutable, resolveExec } from '../../manifest/exec.js';
 import { ManifestDiscovery } from '../../manifest/index.js';
@@ -71,8 +72,7 @@ export const serve: Command = {
     }
     const ext = await loadExtension(ctx, path.resolve(ctx.io.cwd, ctx.args[0]!));
     // The token is for the server: the extension never sees it.
-    const env = { ...ctx.io.env };
-    if (tokenVar !== undefined) delete env[tokenVar];
+    const env = withoutToken(ctx, tokenVar);
     await loadSpawn();
     const log = (line: string) => ctx.err.line(`zot-ext serve: ${line}`);
     if (!isLoopback(listen.host) && token === undefined) {
@@ -147,6 +147,21 @@ export function tokenFrom(ctx: CommandContext, name: string): string {
   return value;
 }
 
+/**
+ * The token of `zot-ext inspect` and `zot-ext mcp --http`: the value of `--token-env VAR`'s variable
+ * (see tokenFrom), else a new random one.
+ */
+export function serverToken(ctx: CommandContext, tokenVar: string | undefined): string {
+  return tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, tokenVar);
+}
+
+/** The environment extensions get: a copy of the CLI's without `--token-env`'s variable (the token is for the server). */
+export function withoutToken(ctx: CommandContext, tokenVar: string | undefined): NodeJS.ProcessEnv {
+  const env = { ...ctx.io.env };
+  if (tokenVar !== undefined) delete env[tokenVar];
+  return env;
+}
+
 /** `--allow-origin` values, each a bare origin, as browsers send them. */
 export function origins(value: OptionValues[string]): string[] {
   const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
@@ -159,9 +174,13 @@ export function origins(value: OptionValues[string]): string[] {
   });
 }
 
-function wholeNumber(value: OptionValues[string], option: string, fallback: number, min: number): number {
+/** A whole-number option: `fallback` when not given; a usage error below `min` or, with `max`, above it. */
+export function wholeNumber(value: OptionValues[string], option: string, fallback: number, min: number, max?: number): number {
   if (typeof value !== 'string') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) < min || (max !== undefined && Number(value) > max)) {
+    const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new CliError(CliErrorCode.USAGE, `${option} needs a whole number ${range}, got ${JSON.stringify(value)}`);
+  }
   return Number(value);
 }
 

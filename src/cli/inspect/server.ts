@@ -2,17 +2,16 @@
 // WebSocket per page, behind a token. A request is refused without the token (401), with an
 // Origin other than the page's own (403) or with a Host header that is not this server (403: DNS
 // rebinding), before any host call.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isIPv6 } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Client, InspectorSession } from './session.js';
-import { isLoopback, listenOn } from '../serve/listen.js';
+import { tokenMatches } from '../serve/auth.js';
+import { isLoopback, listenOn, urlHost } from '../serve/listen.js';
 
 /** Largest message a page may send, in bytes. */
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -49,11 +48,12 @@ export class InspectorServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<Socket>();
-  private readonly token: Buffer;
-  private port = 0;
+  /** Host headers that name this server (set once it listens: the port is known then). */
+  private hosts = new Set<string>();
+  /** The page's files as sent (index.html with the token in it), each read at its first GET: only the files of FILES. */
+  private readonly bodies = new Map<string, Promise<Buffer | string | undefined>>();
 
   constructor(private readonly options: InspectorServerOptions) {
-    this.token = digest(options.token);
     this.http = createServer((req, res) => void this.request(req, res));
     this.http.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -64,8 +64,9 @@ export class InspectorServer {
   }
 
   async listen(): Promise<{ host: string; port: number }> {
-    this.port = await listenOn(this.http, this.options.host, this.options.port);
-    return { host: this.options.host, port: this.port };
+    const port = await listenOn(this.http, this.options.host, this.options.port);
+    this.hosts = hostNames(this.options.host, port);
+    return { host: this.options.host, port };
   }
 
   /** Closes every page's socket and the server. */
@@ -79,27 +80,18 @@ export class InspectorServer {
   /** Why a request is refused: [status, text], or undefined when it may go on. */
   private refusal(req: IncomingMessage): [number, string] | undefined {
     const host = req.headers.host;
-    if (host === undefined || !this.hosts().has(host.toLowerCase())) return [403, 'unknown Host header'];
+    if (host === undefined || !this.hosts.has(host.toLowerCase())) return [403, 'unknown Host header'];
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${host.toLowerCase()}`) return [403, 'foreign Origin'];
     if (!this.authorised(req)) return [401, 'missing or wrong token: open the URL zot-ext inspect printed'];
     return undefined;
   }
 
-  /** Host headers that name this server: its address, and localhost / 127.0.0.1 / [::1] for a loopback one. */
-  private hosts(): Set<string> {
-    const p = this.port;
-    const bind = this.options.host.toLowerCase();
-    const names = [isIPv6(bind) ? `[${bind}]` : bind];
-    if (isLoopback(bind)) names.push('127.0.0.1', 'localhost', '[::1]');
-    return new Set(names.map((n) => `${n}:${p}`));
-  }
-
   private authorised(req: IncomingMessage): boolean {
     const url = new URL(req.url ?? '/', 'http://x');
     // No cookie: a cookie ignores ports, so the browser would give it to every other http://localhost:* service it opens.
     const given = [url.searchParams.get('token'), bearer(req.headers.authorization)];
-    return given.some((t) => t !== undefined && t !== null && timingSafeEqual(digest(t), this.token));
+    return given.some((t) => t !== undefined && t !== null && tokenMatches(t, this.options.token));
   }
 
   private async request(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -109,9 +101,8 @@ export class InspectorServer {
     const url = new URL(req.url ?? '/', 'http://x');
     const file = FILES[url.pathname];
     if (file === undefined) return end(res, 404, 'not found');
-    const dir = this.options.assets ?? assetsDir();
-    const body = dir === undefined ? undefined : await readFile(path.join(dir, file)).catch(() => undefined);
-    if (body === undefined) return end(res, 500, 'the inspector page is not built: run npm run build');
+    const sent = await this.body(file);
+    if (sent === undefined) return end(res, 500, 'the inspector page is not built: run npm run build');
     const headers: Record<string, string> = {
       'content-type': TYPES[path.extname(file)]!,
       'cache-control': 'no-store',
@@ -120,11 +111,30 @@ export class InspectorServer {
       'x-frame-options': 'DENY',
       'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     };
-    // The page's later requests (its script and style, its WebSocket) carry the token in their URL,
-    // from the page (never a cookie: see authorised()).
-    const sent = file === 'index.html' ? withToken(body.toString('utf8'), this.options.token) : body;
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : sent);
+  }
+
+  /** `file` as sent, read once; undefined while it cannot be read (the page is not built: tried again at the next GET). */
+  private body(file: string): Promise<Buffer | string | undefined> {
+    let body = this.bodies.get(file);
+    if (body === undefined) {
+      const dir = this.options.assets ?? assetsDir();
+      body =
+        dir === undefined
+          ? Promise.resolve(undefined)
+          : readFile(path.join(dir, file)).then(
+              // The page's later requests (its script and style, its WebSocket) carry the token in their
+              // URL, from the page (never a cookie: see authorised()).
+              (bytes) => (file === 'index.html' ? withToken(bytes.toString('utf8'), this.options.token) : bytes),
+              () => undefined,
+            );
+      this.bodies.set(file, body);
+      void body.then((read) => {
+        if (read === undefined) this.bodies.delete(file);
+      });
+    }
+    return body;
   }
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
@@ -170,8 +180,12 @@ export class InspectorServer {
   }
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+/** Host headers that name a server bound to `bind`:`port`: its address, and localhost / 127.0.0.1 / [::1] for a loopback one. */
+function hostNames(bind: string, port: number): Set<string> {
+  const host = bind.toLowerCase();
+  const names = [urlHost(host)];
+  if (isLoopback(host)) names.push('127.0.0.1', 'localhost', '[::1]');
+  return new Set(names.map((n) => `${n}:${port}`));
 }
 
 /** The page with the token in its script's and style's URLs, and in a meta tag its script reads (for a page opened with a bearer header). */

@@ -152,12 +152,16 @@ export class McpHttpServer {
         this.open.set(sid, session);
       },
     });
+    // Out of `all` and `open`: it holds no slot and no request finds it.
+    const forget = () => {
+      this.all.delete(session);
+      if (transport.sessionId !== undefined) this.open.delete(transport.sessionId);
+    };
     const session: Session = {
       transport,
       used: Date.now(),
       close: async () => {
-        this.all.delete(session);
-        if (transport.sessionId !== undefined) this.open.delete(transport.sessionId);
+        forget();
         await server.close().catch(() => undefined);
       },
     };
@@ -165,8 +169,7 @@ export class McpHttpServer {
     const closed = server.onclose;
     server.onclose = () => {
       closed?.();
-      this.all.delete(session);
-      if (transport.sessionId !== undefined) this.open.delete(transport.sessionId);
+      forget();
     };
     await server.connect(transport);
     return session;

@@ -1,7 +1,6 @@
 // `zot-ext mcp`, loaded only when the command runs (it imports the MCP SDK, an optional peer): starts
 // the host, then serves it over stdio (stdout is the MCP channel: every other line goes to stderr)
 // or Streamable HTTP, until the client goes away (stdin EOF) or SIGINT/SIGTERM; then stops the host.
-import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ExtensionHost } from '../../host/host.js';
@@ -9,8 +8,8 @@ import type { StartReport } from '../../host/types.js';
 import type { CommandContext } from '../context.js';
 import { createHost, explicitPaths, isUntrusted, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { tokenFrom } from '../commands/serve.js';
-import { isLoopback, parseListen } from '../serve/listen.js';
+import { serverToken, withoutToken } from '../commands/serve.js';
+import { isLoopback, parseListen, urlHost } from '../serve/listen.js';
 import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { isDiscoveryDiagnostic } from '../start-problems.js';
 import { McpSessions } from './bridge.js';
@@ -39,12 +38,10 @@ export async function serveMcp(ctx: CommandContext, options: McpServeOptions): P
     if (!loopback && options.tokenVar === undefined) {
       throw new CliError(CliErrorCode.USAGE, `--listen ${options.listen ?? ''} is not a loopback address: add --token-env VAR (clients then need Authorization: Bearer <$VAR>)`);
     }
-    token = options.tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, options.tokenVar);
+    token = serverToken(ctx, options.tokenVar);
   }
   // The token is for the server: no extension sees it.
-  const env = { ...ctx.io.env };
-  if (options.tokenVar !== undefined) delete env[options.tokenVar];
-  const hostCtx: CommandContext = { ...ctx, io: { ...ctx.io, env } };
+  const hostCtx: CommandContext = { ...ctx, io: { ...ctx.io, env: withoutToken(ctx, options.tokenVar) } };
 
   let sessions: McpSessions | undefined;
   const explicit = explicitPaths(ctx);
@@ -107,8 +104,7 @@ async function serveHttp(ctx: CommandContext, sessions: McpSessions, listen: { h
   } catch (err) {
     throw new CliError(CliErrorCode.FAILED, `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`, { cause: err });
   }
-  const host = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
-  ctx.out.line(`listening http://${host}:${bound.port}${MCP_PATH}`);
+  ctx.out.line(`listening http://${urlHost(bound.host)}:${bound.port}${MCP_PATH}`);
   if (options.tokenVar === undefined) ctx.out.line(`token ${token}`);
   log(`serving MCP over Streamable HTTP; clients send Authorization: Bearer <${options.tokenVar === undefined ? 'the token above' : `$${options.tokenVar}`}>`);
   try {

@@ -7,8 +7,12 @@ import type { IncomingMessage } from 'node:http';
  * first, so the comparison takes the same time whatever the length or content of a wrong value.
  */
 export function hasBearer(request: IncomingMessage, token: string): boolean {
-  const given = request.headers.authorization ?? '';
-  return timingSafeEqual(digest(given), digest(`Bearer ${token}`));
+  return tokenMatches(request.headers.authorization ?? '', `Bearer ${token}`);
+}
+
+/** True when `given` is `token`, compared in constant time (both hashed first: any length, any content). */
+export function tokenMatches(given: string, token: string): boolean {
+  return timingSafeEqual(digest(given), digest(token));
 }
 
 function digest(text: string): Buffer {

@@ -25,9 +25,14 @@ export function parseListen(value: string): ListenAddress {
   return { host, port };
 }
 
+/** `host` as a URL (and a Host header) names it: an IPv6 address in brackets, anything else as it is. */
+export function urlHost(host: string): string {
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
 /** `ws://host:port`, an IPv6 host in brackets. */
 export function wsUrl(host: string, port: number): string {
-  return `ws://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  return `ws://${urlHost(host)}:${port}`;
 }
 
 /** Loopback only: 127.0.0.0/8, ::1 (also IPv4-mapped), `localhost`. */
