@@ -9,7 +9,7 @@ import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { CallToolFrame, CallToolResultFrame, ContentBlock } from '../protocol/frames.js';
 import { MAX_TIMER_MS } from '../protocol/limits.js';
-import { callTool } from './calls.js';
+import { callTool, unknownToolText } from './calls.js';
 import type { HostContext, LoadedExtension, ToolCallLink } from './context.js';
 import { builtinCallRefused, permits } from './security.js';
 import type { BuiltinToolResult, ExtensionToolCall, ToolContent } from './types.js';
@@ -105,8 +105,8 @@ export function cancelCallTool(ext: LoadedExtension, id: string | undefined): vo
 function unknownTool(ctx: HostContext, name: string): string | undefined {
   if (ctx.toolRegistry.isBuiltin(name)) return ctx.options.callbacks?.callBuiltinTool === undefined ? builtinUnavailable(name) : undefined;
   const registration = ctx.toolRegistry.get(name);
-  if (registration === undefined) return `no extension tool named ${name}`;
-  if (registration.value.deferred && !ctx.activated.has(name)) return `tool ${name} is deferred and has not been activated`;
+  if (registration === undefined) return unknownToolText(name, false);
+  if (registration.value.deferred && !ctx.activated.has(name)) return unknownToolText(name, true);
   return undefined;
 }
 

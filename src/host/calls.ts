@@ -19,7 +19,7 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   if (typeof name !== 'string') return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `callTool: the tool name must be a string, got ${describeValue(name)}`), undefined));
   let checked: HostCallOptions | undefined;
   try {
-    checked = callOptions(`tool ${name}`, given);
+    checked = callOptions({ tool: name }, given);
   } catch (err) {
     return Promise.resolve(failedResult(toHostError(err, ErrorCode.INVALID_ARGUMENT), undefined));
   }
@@ -30,12 +30,17 @@ export function callTool(ctx: HostContext, name: string, args: Record<string, un
   const hidden = registration !== undefined && registration.value.deferred && !ctx.activated.has(name);
   if (ext !== undefined && !hidden && ext.restarting) return Promise.resolve(failedResult(restartingError(ext, `tool ${name}`), ext.name));
   if (registration === undefined || ext === undefined || ext.state !== 'ready' || hidden) {
-    return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, hidden ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`), undefined));
+    return Promise.resolve(failedResult(new ExtensionHostError(ErrorCode.UNKNOWN_TOOL, unknownToolText(name, hidden)), undefined));
   }
   const invalid = toolCallProblem(name, ext.name, args, options);
   if (invalid !== undefined) return Promise.resolve(failedResult(invalid, ext.name));
   if (registration.value.interactive) return interactiveCall(ctx, ext, name, args, options, chain);
   return sendToolCall(ctx, ext, name, args, options, options?.timeoutMs ?? ctx.timeouts.tool, options?.signal, toolMapper(ctx, ext), chain);
+}
+
+/** Why `name` cannot be called: no extension registered it, or it is `deferred` and not activated (call-tool.ts words it the same). */
+export function unknownToolText(name: string, deferred: boolean): string {
+  return deferred ? `tool ${name} is deferred and has not been activated` : `no extension tool named ${name}`;
 }
 
 function sendToolCall(
@@ -235,7 +240,7 @@ function toolContent(blocks: readonly ResultBlock[] | undefined): { content: Too
 /** ExtensionHost.runCommand: dispatches to the owning extension and applies its answer. */
 export async function runCommand(ctx: HostContext, input: string | { name: string; args?: string | undefined }, given: HostCallOptions = {}): Promise<CommandOutcome> {
   const { name, args } = commandInput(input);
-  const options = callOptions(`/${name}`, given) ?? {};
+  const options = callOptions({ command: name }, given) ?? {};
   // As callTool: the host not running is a typed failure, and still `handled: false` (the agent's fallback runs).
   if (ctx.status !== 'running') return { handled: false, name, args, failure: notStarted(ctx, `/${name}`) };
   const registration = ctx.commandRegistry.get(name);
@@ -276,18 +281,27 @@ function commandInput(input: unknown): { name: string; args: string } {
  * The embedder's call options read once into a plain object: what is not an object, or whose
  * getters (or a Proxy's traps) throw, is INVALID_ARGUMENT, never a TypeError later.
  */
-function callOptions(what: string, options: unknown): HostCallOptions | undefined {
+function callOptions(call: CallLabel, options: unknown): HostCallOptions | undefined {
   if (options === undefined) return undefined;
-  if (typeof options !== 'object' || options === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${what}: options must be an object, got ${describeValue(options)}`);
-  return read(`${what}: options`, () => {
-    const o = options as HostCallOptions;
-    const out: HostCallOptions = {};
+  if (typeof options !== 'object' || options === null) throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${labelOf(call)}: options must be an object, got ${describeValue(options)}`);
+  const o = options as HostCallOptions;
+  const out: HostCallOptions = {};
+  try {
     for (const key of CALL_OPTION_KEYS) {
       const value = o[key];
       if (value !== undefined) (out as Record<string, unknown>)[key] = value;
     }
-    return out;
-  });
+  } catch (err) {
+    throw readError(`${labelOf(call)}: options`, err);
+  }
+  return out;
+}
+
+/** Which call an options object is for: worded only when it is wrong (`tool x`, `/x`). */
+type CallLabel = { readonly tool: string } | { readonly command: string };
+
+function labelOf(call: CallLabel): string {
+  return 'tool' in call ? `tool ${call.tool}` : `/${call.command}`;
 }
 
 // Every key of HostCallOptions, checked by the compiler: an option added to the type is read here too.
@@ -307,8 +321,12 @@ function read<T>(what: string, get: () => T): T {
   try {
     return get();
   } catch (err) {
-    throw new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${what} could not be read: ${err instanceof Error ? err.message : describeValue(err)}`, { cause: err });
+    throw readError(what, err);
   }
+}
+
+function readError(what: string, err: unknown): ExtensionHostError {
+  return new ExtensionHostError(ErrorCode.INVALID_ARGUMENT, `${what} could not be read: ${err instanceof Error ? err.message : describeValue(err)}`, { cause: err });
 }
 
 function applyCommandResponse(ctx: HostContext, ext: LoadedExtension, command: string, args: string, r: CommandResponseFrame): CommandOutcome {
