@@ -237,12 +237,27 @@ export interface ExtensionSecurity {
 
 export const UNRESTRICTED: ExtensionSecurity = { env: undefined, secrets: [], granted: ALL, requested: undefined, warnings: [] };
 
+/**
+ * The env policy of one extension: the `env` option, except that a sandboxed one defaults to
+ * `'minimal'` (issue 32 follow-up): whoever turns the sandbox on expects the extension not to see
+ * the host's API keys. "Sandboxed": the sandbox applies to it (a spawned process, its sandbox not
+ * `'off'`; also under `'auto'` where no backend is found, so a missing bwrap never widens what it
+ * gets). Only when the embedder left `env` unset and has no `envByExtension` entry for it: an
+ * explicit `env: 'inherit'` keeps inherit. Needs `spec.sandbox` (loader.ts prepareSandboxes).
+ */
+function envPolicyFor(ctx: HostContext, spec: ExtensionSpec): EnvOption | undefined {
+  const { env, envByExtension } = ctx.options;
+  const sandboxed = spec.sandbox !== undefined && spec.sandbox.policy.mode !== 'off' && spec.memory === undefined && !isRemote(spec);
+  return env === undefined && sandboxed && forExtension(envByExtension, spec.name) === undefined ? 'minimal' : env;
+}
+
 export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSecurity {
   const { options } = ctx;
+  const envPolicy = envPolicyFor(ctx, spec);
   // A remote extension's `env:NAME` headers read its environment: the env policy applies to them as
   // to what a local process inherits (a manifest must not export any variable of the host's).
   const headerVars = isRemote(spec) ? headerVariables(spec.headers) : [];
-  if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && headerVars.length === 0 && spec.permissionsRequested === undefined && typeof options.env !== 'string' && options.envByExtension === undefined) {
+  if (options.permissions === undefined && spec.memory === undefined && spec.envDeclared === undefined && headerVars.length === 0 && spec.permissionsRequested === undefined && typeof envPolicy !== 'string' && options.envByExtension === undefined) {
     // The zot default: the given (or inherited) environment, everything allowed.
     // One shared record, not one each, when nothing differs.
     return options.env === undefined ? UNRESTRICTED : { ...UNRESTRICTED, env: options.env as NodeJS.ProcessEnv };
@@ -265,13 +280,13 @@ export function securityFor(ctx: HostContext, spec: ExtensionSpec): ExtensionSec
   const declared = spec.envDeclared ?? [];
   const result = environmentFor({
     source: process.env,
-    option: options.env,
+    option: envPolicy,
     allow: options.envAllow,
     declared: headerVars.length === 0 ? declared : [...declared, ...headerVars.filter((n) => !declared.includes(n))],
     set: forExtension(byExtension, spec.name),
   });
   for (const m of result.missing) {
-    const why = m.reason === 'not_allowed' ? `not passed: env is 'minimal' and envAllow does not list it` : 'not set in the host environment';
+    const why = m.reason === 'not_allowed' ? `not passed: env is 'minimal'${options.env === undefined ? ' (the default of a sandboxed extension)' : ''} and envAllow does not list it` : 'not set in the host environment';
     const header = declared.includes(m.name) ? undefined : Object.entries(spec.headers ?? {}).find(([, v]) => headerVariable(v) === m.name)?.[0];
     const what = header === undefined ? `${spec.name} declares the environment variable ${m.name}` : `${spec.name}: header ${header} is env:${m.name}`;
     warnings.push({ code: 'ENV_MISSING', severity: 'warning', extension: spec.name, message: `${what}, ${why}` });

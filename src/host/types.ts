@@ -772,7 +772,11 @@ export interface SecurityOptions {
    * LC_*, TMPDIR, TZ (on Windows also SYSTEMROOT, COMSPEC, PATHEXT, APPDATA, LOCALAPPDATA,
    * USERPROFILE, TEMP, TMP, WINDIR), the variables a manifest declares (`"env": [...]`) that
    * `envAllow` allows, and `envByExtension`; an object is the exact environment of every extension.
-   * @default 'inherit'
+   * Left unset, an extension that runs sandboxed (`sandbox` / `sandboxByExtension` / its manifest's
+   * `"sandbox"` not `'off'` for it, a spawned process: remote ones are not sandboxed) and has no
+   * `envByExtension` entry gets `'minimal'`: turning the sandbox on keeps the host's API keys out
+   * of it. Set `'inherit'` explicitly to pass them anyway.
+   * @default 'inherit'; 'minimal' for an extension that runs sandboxed
    */
   env?: EnvOption | undefined;
   /**
