@@ -131,7 +131,7 @@ function fallBack(ctx: HostContext, toStart: ExtensionSpec[], trust: Map<Extensi
       kept.push(spec);
       continue;
     }
-    untrusted.push({ name: spec.name, source: 'project', error, logPath: undefined });
+    untrusted.push({ name: spec.name, source: 'project', error, logPath: undefined, path: spec.dir });
     trust.delete(spec);
     const at = skipped.findIndex((s) => s.dir === global.dir && s.reason === 'shadowed');
     if (at >= 0) skipped.splice(at, 1);

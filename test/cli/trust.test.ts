@@ -144,9 +144,14 @@ describe('zot-ext and project extensions', { timeout: 15_000 }, () => {
     expect((await piped(['install', source('repo-ext')])).code).toBe(0);
     const doctor = await piped(['doctor']);
     expect(doctor.stdout).toMatch(/^✓ repo-ext 1\.0\.0 \(global\) ready in \d+ ms$/m);
-    expect(doctor.stdout).toContain('! repo-ext (project) untrusted: not started (the global one of its name runs instead): not trusted; pass --trust');
+    expect(doctor.stdout).toContain(`! repo-ext (project) untrusted: not started (the global one of its name runs instead): not trusted; pass --trust to start the project's extensions for this run (or answer "a" on a terminal to remember it for this project)\n    dir: ${realpathSync(extDir())}\n`);
     expect(doctor.stdout).toMatch(/^1 ready, 1 untrusted \(\d+ ms\)$/m);
     expect(doctor.code).toBe(0);
+    const json = JSON.parse((await piped(['doctor', '--json'])).stdout) as { extensions: { name: string; source: string; state: string; trust: string; error: { code: string } | null }[] };
+    expect(json.extensions.map((e) => [e.name, e.source, e.state, e.trust, e.error?.code ?? null])).toEqual([
+      ['repo-ext', 'global', 'ready', 'exempt', null],
+      ['repo-ext', 'project', 'failed', 'denied', 'UNTRUSTED'],
+    ]);
     expect(ran()).toBe(0);
     const trusted = await piped(['doctor', '--trust']);
     expect(trusted.stdout).toMatch(/^✓ repo-ext 1\.0\.0 \(project\) ready in \d+ ms$/m);

@@ -179,7 +179,7 @@ describe('workspace trust', { timeout: 15_000 }, () => {
     for (const trust of [asker('deny').trust, 'none' as const]) {
       const { host, report } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust });
       expect(report.loaded.map((l) => [l.name, l.source])).toEqual([['repo-ext', 'global']]);
-      expect(report.failed.map((f) => [f.name, f.source, f.error.code, f.logPath])).toEqual([['repo-ext', 'project', ErrorCode.UNTRUSTED, undefined]]);
+      expect(report.failed.map((f) => [f.name, f.source, f.error.code, f.logPath, f.path])).toEqual([['repo-ext', 'project', ErrorCode.UNTRUSTED, undefined, p.dir]]);
       expect(report.skipped).toEqual([]);
       expect(shadowed(report)).toEqual([`global extension "repo-ext" in ${g} is not shadowed: the project one of its name in ${p.dir} is untrusted (UNTRUSTED, not started), so the global one runs in its place; trust the project one to run it instead`]);
       expect(host.extensions().map((e) => [e.name, e.source, e.state, e.trust])).toEqual([['repo-ext', 'global', 'ready', 'exempt']]);

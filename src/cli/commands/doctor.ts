@@ -155,7 +155,10 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     out.line(`    log: ${safe(info.logPath)}`);
   }
   const unlisted = unlistedUntrusted(report, infos);
-  for (const f of unlisted) out.line(`${out.style('yellow', '!')} ${safe(`${f.name} (${f.source})`)} ${out.style('yellow', 'untrusted')}: ${safe(`not started (the global one of its name runs instead): ${untrustedHint(ctx)}`)}`);
+  for (const f of unlisted) {
+    out.line(`${out.style('yellow', '!')} ${safe(`${f.name} (${f.source})`)} ${out.style('yellow', 'untrusted')}: ${safe(`not started (the global one of its name runs instead): ${untrustedHint(ctx)}`)}`);
+    if (f.path !== undefined) out.line(`    dir: ${safe(f.path)}`);
+  }
   for (const s of report.skipped) {
     const why = s.reason === 'shadowed' ? shadowText(report, s.name, s.dir) : s.reason === 'disabled' ? 'disabled' : `not started (${s.reason} only)`;
     out.line(`${skip} ${safe(s.name)} ${out.style('gray', safe(why))}: ${safe(s.dir)}`);
@@ -217,27 +220,46 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
     cwd: ctx.cwd,
     logDir,
     ms: report.ms,
-    extensions: infos.map((i) => ({
-      name: i.name,
-      version: i.version,
-      source: i.source,
-      dir: i.dir,
-      ...(i.url !== undefined ? { url: i.url } : {}),
-      // Names and where each value comes from, never a value (as in the text report).
-      ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
-      state: i.state,
-      trust: i.trust,
-      readyVia: i.readyVia,
-      readyMs: i.readyMs,
-      logPath: i.logPath,
-      capabilities: i.capabilities,
-      commands: i.commands,
-      tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
-      subscriptions: i.subscriptions,
-      error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
-      // Its OS sandbox, when one was asked for (the --sandbox flag, or its manifest).
-      ...(i.sandbox.mode !== 'off' ? { sandbox: i.sandbox } : {}),
-    })),
+    extensions: [
+      ...infos.map((i) => ({
+        name: i.name,
+        version: i.version,
+        source: i.source,
+        dir: i.dir,
+        ...(i.url !== undefined ? { url: i.url } : {}),
+        // Names and where each value comes from, never a value (as in the text report).
+        ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
+        state: i.state,
+        trust: i.trust,
+        readyVia: i.readyVia,
+        readyMs: i.readyMs,
+        logPath: i.logPath,
+        capabilities: i.capabilities,
+        commands: i.commands,
+        tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
+        subscriptions: i.subscriptions,
+        error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
+        // Its OS sandbox, when one was asked for (the --sandbox flag, or its manifest).
+        ...(i.sandbox.mode !== 'off' ? { sandbox: i.sandbox } : {}),
+      })),
+      // An untrusted project extension a global one of its name runs instead of: listed as a denied one is.
+      ...unlistedUntrusted(report, infos).map((f) => ({
+        name: f.name,
+        version: undefined,
+        source: f.source,
+        dir: f.path,
+        state: 'failed',
+        trust: 'denied',
+        readyVia: undefined,
+        readyMs: undefined,
+        logPath: undefined,
+        capabilities: [],
+        commands: [],
+        tools: [],
+        subscriptions: { events: [], intercept: [] },
+        error: errorJson(f.error),
+      })),
+    ],
     skipped: report.skipped,
     invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),
     diagnostics: report.diagnostics,
