@@ -47,7 +47,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   // A global extension shadowed by a project one trust may keep out: its SHADOWED diagnostic waits
   // for the trust decision (untrusted, the global one runs instead: fallBack()).
   const fallbacks = shadowedByProject(found.extensions, options.trust ?? 'all');
-  const waiting = new Set(fallbacks.size === 0 ? [] : found.diagnostics.flatMap((d, i) => (d.code === DiagnosticCode.SHADOWED && [...fallbacks.values()].some((g) => g.manifestPath === d.path) ? [i] : [])));
+  const fallbackManifests = new Set([...fallbacks.values()].map((g) => g.manifestPath));
+  const waiting = new Set(fallbacks.size === 0 ? [] : found.diagnostics.flatMap((d, i) => (d.code === DiagnosticCode.SHADOWED && fallbackManifests.has(d.path) ? [i] : [])));
   reportDiscovery(ctx.diagnostics, ctx.out, waiting.size === 0 ? found.diagnostics : found.diagnostics.filter((_, i) => !waiting.has(i)));
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
