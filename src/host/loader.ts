@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError, toHostError } from '../errors.js';
-import type { DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import { DiagnosticCode, type DiscoveryDiagnostic } from '../manifest/diagnostics.js';
+import type { DiscoveredExtension } from '../manifest/discovered.js';
 import { explicitFailures, ManifestDiscovery, type ExplicitFailure } from '../manifest/discovery.js';
 import { nameKey } from '../manifest/limits.js';
 import { isRemote, type McpServerConfig } from '../manifest/mcp.js';
@@ -23,7 +24,7 @@ import { fromDiscovery, reportDiscovery } from './outlet.js';
 import { closeAllPanels } from './panels.js';
 import { headerSecrets, securityFor } from './security.js';
 import { confirmTrust, decideTrust, gatedByTrust, recheckTrust, type TrustOutcome } from './trust.js';
-import type { FailedReport, FrameTapEntry, HostDiagnostic, InMemoryExtension, StartReport } from './types.js';
+import type { FailedReport, FrameTapEntry, HostDiagnostic, InMemoryExtension, StartReport, TrustOption } from './types.js';
 
 /**
  * Discovers, creates every extension in load order and starts them in parallel; resolves when each
@@ -43,7 +44,12 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   });
   const found = await discovery.discover();
   ctx.searched = searchedDirs(discovery);
-  reportDiscovery(ctx.diagnostics, ctx.out, found.diagnostics);
+  // A global extension shadowed by a project one trust may keep out: its SHADOWED diagnostic waits
+  // for the trust decision (untrusted, the global one runs instead: fallBack()).
+  const fallbacks = shadowedByProject(found.extensions, options.trust ?? 'all');
+  const fallbackManifests = new Set([...fallbacks.values()].map((g) => g.manifestPath));
+  const waiting = new Set(fallbacks.size === 0 ? [] : found.diagnostics.flatMap((d, i) => (d.code === DiagnosticCode.SHADOWED && fallbackManifests.has(d.path) ? [i] : [])));
+  reportDiscovery(ctx.diagnostics, ctx.out, waiting.size === 0 ? found.diagnostics : found.diagnostics.filter((_, i) => !waiting.has(i)));
   if (found.extensions.length === 0 && (options.inMemory ?? []).length === 0) ctx.diagnostics.diagnose(noExtensions(ctx.searched));
   const skipped: StartReport['skipped'] = [];
   const toStart: ExtensionSpec[] = [];
@@ -65,6 +71,8 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   }
   // Before anything runs: project extensions are code from the repository (trust.ts).
   const trust = await decideTrust(ctx, toStart);
+  const untrusted = fallBack(ctx, toStart, trust, fallbacks, skipped, found.diagnostics);
+  if (waiting.size > 0) reportDiscovery(ctx.diagnostics, ctx.out, [...waiting].map((i) => found.diagnostics[i]!));
   const sandboxWarnings = await prepareSandboxes(ctx, toStart);
   ctx.loaded = toStart.map((spec, order) => createExtension(ctx, spec, order));
   ctx.byName.clear();
@@ -90,7 +98,56 @@ export async function loadExtensions(ctx: HostContext): Promise<StartReport> {
   await Promise.all(starts);
   ctx.status = 'running';
   const failed = ctx.loaded.filter((ext) => ext.state === 'failed');
-  return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed, explicitFailures(found).map(explicitFailed));
+  return startReport(ctx, skipped, found.diagnostics, monotonicMs() - began, failed, [...explicitFailures(found).map(explicitFailed), ...untrusted]);
+}
+
+/**
+ * The global extensions shadowed by a project one whose start trust decides (the first of each name,
+ * by the project one's dir); none under `trust: 'all'` (every project extension starts).
+ */
+function shadowedByProject(found: readonly DiscoveredExtension[], trust: TrustOption): Map<string, DiscoveredExtension> {
+  const fallbacks = new Map<string, DiscoveredExtension>();
+  if (trust === 'all') return fallbacks;
+  for (const ext of found) {
+    if (ext.source === 'global' && ext.shadowedBy?.source === 'project' && !fallbacks.has(ext.shadowedBy.dir)) fallbacks.set(ext.shadowedBy.dir, ext);
+  }
+  return fallbacks;
+}
+
+/**
+ * A project extension trust keeps out does not shadow the global one of its name: that one takes its
+ * place in `toStart` as if the project one did not exist (report.skipped no longer lists it; its
+ * SHADOWED diagnostic in `diagnostics` says why). The project one is not a loaded extension then
+ * (the name is the global one's): it is only reported, failed with UNTRUSTED; returns those reports.
+ * Not after stop() dismissed a trust question: nothing of that start runs.
+ */
+function fallBack(ctx: HostContext, toStart: ExtensionSpec[], trust: Map<ExtensionSpec, TrustOutcome>, fallbacks: ReadonlyMap<string, DiscoveredExtension>, skipped: StartReport['skipped'], diagnostics: DiscoveryDiagnostic[]): FailedReport[] {
+  const untrusted: FailedReport[] = [];
+  if (fallbacks.size === 0 || ctx.trust.dismissed) return untrusted;
+  const kept: ExtensionSpec[] = [];
+  for (const spec of toStart) {
+    const global = spec.source === 'project' ? fallbacks.get(spec.dir) : undefined;
+    const error = global === undefined ? undefined : trust.get(spec)?.error;
+    if (global === undefined || error === undefined) {
+      kept.push(spec);
+      continue;
+    }
+    untrusted.push({ name: spec.name, source: 'project', error, logPath: undefined, path: spec.dir });
+    trust.delete(spec);
+    const at = skipped.findIndex((s) => s.dir === global.dir && s.reason === 'shadowed');
+    if (at >= 0) skipped.splice(at, 1);
+    const reason = !global.enabled ? 'disabled' : global.kind !== 'process' ? global.kind : undefined;
+    if (reason !== undefined) skipped.push({ name: global.name, dir: global.dir, reason });
+    else kept.push(processSpec(global.name, global.dir, global.source, global.manifest, global.manifestPath));
+    const i = diagnostics.findIndex((d) => d.code === DiagnosticCode.SHADOWED && d.path === global.manifestPath);
+    if (i >= 0) {
+      const runs = reason === undefined ? 'runs in its place' : `is ${reason === 'disabled' ? 'disabled' : `a ${reason} bundle`}, not started`;
+      const message = `global extension "${global.name}" in ${global.dir} is not shadowed: the project one of its name in ${spec.dir} is untrusted (UNTRUSTED, not started), so the global one ${runs}; trust the project one to run it instead`;
+      diagnostics[i] = { ...diagnostics[i]!, message };
+    }
+  }
+  toStart.splice(0, toStart.length, ...kept);
+  return untrusted;
 }
 
 /** An explicit path the embedder asked for that could not be loaded, as report.failed has it. */
@@ -114,7 +171,7 @@ function admit(ext: LoadedExtension, outcome: TrustOutcome | undefined): boolean
 }
 
 /** A manifest's spec, kept for the extension's life (its restarts): the fields it has, no undefined ones. */
-function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: Manifest, manifestPath: string): ExtensionSpec {
+export function processSpec(name: string, dir: string, source: ExtensionSpec['source'], manifest: Manifest, manifestPath: string): ExtensionSpec {
   const spec: ExtensionSpec = { name, dir, source, exec: manifest.exec ?? '', args: manifest.args ?? [], manifestPath };
   if (manifest.url !== undefined) spec.url = manifest.url;
   if (manifest.headers !== undefined) spec.headers = manifest.headers;

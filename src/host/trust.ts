@@ -217,6 +217,21 @@ function programOf(spec: ExtensionSpec): { command: string; args: readonly strin
   return { command: spec.exec, args: spec.args ?? [] };
 }
 
+/**
+ * Stores `'always'` for the project extension `spec` in `<home>/trust.json`, for the project `cwd`
+ * (its real path) at the extension's content hash now: the record a trust callback's `'always'`
+ * makes (`zot-ext install --project`: the user installed it on purpose). A change to its files asks
+ * again. `problems`: why it was not stored (the store is unusable or could not be written).
+ */
+export async function storeAlways(where: { home: string; cwd: string }, spec: ExtensionSpec): Promise<{ hash: string; problems: string[] }> {
+  const problems: string[] = [];
+  const ctx: StoreContext = { home: where.home, cwd: where.cwd, trust: { project: undefined }, diagnostics: { diagnose: (d) => void problems.push(d.message) } };
+  const store = await TrustStore.open(ctx);
+  const hash = await contentHash(spec, ctx.trust.project);
+  await store.save(spec, hash);
+  return { hash, problems };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The content hash: the manifest and the program files it names. What those programs load (a
 // node_modules, a module next to them) is not in it: docs/security.md says so.
@@ -297,9 +312,12 @@ type StoreData = { version: 1; projects: Record<string, { extensions: Record<str
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What the store needs of a host: its home and cwd, the project's key once found, where problems go. */
+type StoreContext = Pick<HostContext, 'home' | 'cwd'> & { trust: { project: string | undefined }; diagnostics: { diagnose(d: HostDiagnostic): void } };
+
 class TrustStore {
   private constructor(
-    private readonly ctx: HostContext,
+    private readonly ctx: StoreContext,
     readonly file: string,
     /** The project's key: the real path of the host's cwd. */
     private readonly project: string,
@@ -308,7 +326,7 @@ class TrustStore {
     private readonly unusable: string | undefined,
   ) {}
 
-  static async open(ctx: HostContext): Promise<TrustStore> {
+  static async open(ctx: StoreContext): Promise<TrustStore> {
     const project = (ctx.trust.project ??= await realpath(ctx.cwd).catch(() => ctx.cwd));
     const file = path.join(ctx.home, TRUST_STORE_FILE);
     const home = await realpath(ctx.home).catch(() => ctx.home);
@@ -355,7 +373,7 @@ class TrustStore {
   }
 }
 
-function problem(ctx: HostContext, code: string, message: string): string {
+function problem(ctx: StoreContext, code: string, message: string): string {
   ctx.diagnostics.diagnose({ code, message, severity: 'warning' });
   return message;
 }

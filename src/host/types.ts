@@ -644,7 +644,10 @@ export interface FailedReport {
   error: ExtensionHostError;
   /** Its log file; undefined for an extension that never started (an explicit path that could not be loaded, an untrusted one: nothing was spawned, no log). */
   logPath: string | undefined;
-  /** An explicit path that could not be loaded: the file or directory concerned. */
+  /**
+   * An explicit path that could not be loaded: the file or directory concerned. An untrusted project
+   * extension that is not in `extensions()` (a global one of its name runs instead): its directory.
+   */
   path?: string | undefined;
 }
 

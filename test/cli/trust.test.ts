@@ -1,7 +1,7 @@
 // zot-ext and workspace trust (issue 32): project extensions start on a terminal only when the user
 // says so (y = once, a = always), elsewhere only with --trust or a stored 'always'; --no-project
 // skips them. In process (main()), with a fake terminal where one is needed.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,16 @@ function onTerminal(args: string[]) {
   return { stdin, stdout, stderr, exit, finish: () => (stop.abort(), exit) };
 }
 
+/** An extension `name` outside the project, to install: it appends to `ran` in its directory when it runs. */
+function source(name: string): string {
+  const dir = path.join(tmp.dir, 'sources', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'extension.json'), JSON.stringify({ name, version: '2.0.0', exec: './run.sh' }));
+  writeFileSync(path.join(dir, 'run.sh'), readFileSync(path.join(extDir(), 'run.sh'), 'utf8').replace('"name":"repo-ext"', `"name":"${name}"`));
+  chmodSync(path.join(dir, 'run.sh'), 0o755);
+  return dir;
+}
+
 const PROMPT = 'start repo-ext? [y] this once, [a] always in this project, [N] no:';
 
 describe('zot-ext and project extensions', { timeout: 15_000 }, () => {
@@ -112,6 +122,41 @@ describe('zot-ext and project extensions', { timeout: 15_000 }, () => {
     const later = await piped(['doctor']);
     expect(later.stdout).toMatch(/^✓ repo-ext 1\.0\.0 \(project\) ready in \d+ ms\n(.*\n)*?    trust: always allowed in this project\n/m);
     expect(ran()).toBe(2);
+  });
+
+  it('install --project records the extension as trusted ("always") for the project; a change to its files asks again (issue 32 follow-up)', async () => {
+    const installed = await piped(['install', '--project', source('picked')]);
+    const target = path.join(project(), '.zot', 'extensions', 'picked');
+    expect(installed.stdout).toBe(`installed picked 2.0.0 (project) at ${target}; trusted in this project ("always", until its files change)\n`);
+    const store = JSON.parse(readFileSync(path.join(home(), 'trust.json'), 'utf8')) as { projects: Record<string, { extensions: Record<string, { hash: string; dir: string }> }> };
+    expect(store.projects[realpathSync(project())]!.extensions.picked).toMatchObject({ hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), dir: realpathSync(target) });
+
+    // Off a terminal, only a stored 'always' starts a project extension: the installed one starts.
+    const doctor = await piped(['doctor', '--json']);
+    const trustOf = (out: string) => Object.fromEntries((JSON.parse(out) as { extensions: { name: string; state: string; trust: string }[] }).extensions.map((e) => [e.name, [e.state, e.trust]]));
+    expect(trustOf(doctor.stdout)).toEqual({ picked: ['ready', 'always'], 'repo-ext': ['failed', 'denied'] });
+
+    writeFileSync(path.join(target, 'run.sh'), `${readFileSync(path.join(target, 'run.sh'), 'utf8')}\n# edited\n`);
+    expect(trustOf((await piped(['doctor', '--json'])).stdout).picked).toEqual(['failed', 'denied']);
+  });
+
+  it('a global extension named like an untrusted project one runs; doctor lists the project one as untrusted (issue 32 follow-up)', async () => {
+    expect((await piped(['install', source('repo-ext')])).code).toBe(0);
+    const doctor = await piped(['doctor']);
+    expect(doctor.stdout).toMatch(/^✓ repo-ext 1\.0\.0 \(global\) ready in \d+ ms$/m);
+    expect(doctor.stdout).toContain(`! repo-ext (project) untrusted: not started (the global one of its name runs instead): not trusted; pass --trust to start the project's extensions for this run (or answer "a" on a terminal to remember it for this project)\n    dir: ${realpathSync(extDir())}\n`);
+    expect(doctor.stdout).toMatch(/^1 ready, 1 untrusted \(\d+ ms\)$/m);
+    expect(doctor.code).toBe(0);
+    const json = JSON.parse((await piped(['doctor', '--json'])).stdout) as { extensions: { name: string; source: string; state: string; trust: string; error: { code: string } | null }[] };
+    expect(json.extensions.map((e) => [e.name, e.source, e.state, e.trust, e.error?.code ?? null])).toEqual([
+      ['repo-ext', 'global', 'ready', 'exempt', null],
+      ['repo-ext', 'project', 'failed', 'denied', 'UNTRUSTED'],
+    ]);
+    expect(ran()).toBe(0);
+    const trusted = await piped(['doctor', '--trust']);
+    expect(trusted.stdout).toMatch(/^✓ repo-ext 1\.0\.0 \(project\) ready in \d+ ms$/m);
+    expect(trusted.stdout).toMatch(/^1 ready, 1 shadowed \(\d+ ms\)$/m);
+    expect(ran()).toBe(1);
   });
 
   it("on a terminal doctor starts nothing of it on 'n'", async () => {

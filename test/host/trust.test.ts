@@ -165,6 +165,37 @@ describe('workspace trust', { timeout: 15_000 }, () => {
     expect(constructionError({ trust: 'some' }).message).toContain("ExtensionHost option trust must be 'all', 'none' or a function");
   });
 
+  it('a project extension kept out by trust does not shadow the global one of its name: that one runs, the project one is UNTRUSTED (issue 32 follow-up)', async () => {
+    const p = project();
+    const globalDir = path.join(p.home, 'extensions', 'repo-ext');
+    mkdirSync(globalDir, { recursive: true });
+    writeFileSync(path.join(globalDir, 'extension.json'), JSON.stringify({ name: 'repo-ext', exec: './run.sh' }));
+    writeFileSync(path.join(globalDir, 'run.sh'), SCRIPT('repo-ext'));
+    chmodSync(path.join(globalDir, 'run.sh'), 0o755);
+    const g = realpathSync(globalDir);
+    const globalRan = () => (existsSync(path.join(g, 'ran')) ? readFileSync(path.join(g, 'ran'), 'utf8').trim().split('\n').length : 0);
+    const shadowed = (r: { diagnostics: { code: string; message: string }[] }) => r.diagnostics.filter((d) => d.code === 'SHADOWED').map((d) => d.message);
+
+    for (const trust of [asker('deny').trust, 'none' as const]) {
+      const { host, report } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust });
+      expect(report.loaded.map((l) => [l.name, l.source])).toEqual([['repo-ext', 'global']]);
+      expect(report.failed.map((f) => [f.name, f.source, f.error.code, f.logPath, f.path])).toEqual([['repo-ext', 'project', ErrorCode.UNTRUSTED, undefined, p.dir]]);
+      expect(report.skipped).toEqual([]);
+      expect(shadowed(report)).toEqual([`global extension "repo-ext" in ${g} is not shadowed: the project one of its name in ${p.dir} is untrusted (UNTRUSTED, not started), so the global one runs in its place; trust the project one to run it instead`]);
+      expect(host.extensions().map((e) => [e.name, e.source, e.state, e.trust])).toEqual([['repo-ext', 'global', 'ready', 'exempt']]);
+      await host.stop();
+    }
+    expect([p.ran(), globalRan()]).toEqual([0, 2]);
+
+    // Trusted, the project one shadows the global one as before.
+    const { host, report } = await kit.start({ cwd: p.cwd, home: p.home, discover: true, trust: asker('once').trust });
+    expect(report.loaded.map((l) => [l.name, l.source])).toEqual([['repo-ext', 'project']]);
+    expect(report.skipped).toEqual([{ name: 'repo-ext', dir: g, reason: 'shadowed' }]);
+    expect(shadowed(report)[0]).toContain('is shadowed by the project one');
+    expect(host.extensions()).toHaveLength(1);
+    expect([p.ran(), globalRan()]).toEqual([1, 2]);
+  });
+
   it('a remote project extension is asked about too (its headers could send variables to its URL); nothing connects on a deny', async () => {
     const p = project({ exec: undefined, url: 'ws://user:secret@127.0.0.1:9/ext', headers: { Authorization: 'env:HOME' } });
     const ask = asker('deny');

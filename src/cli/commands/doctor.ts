@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { ExtensionInfo, HostDiagnostic, HostWarning, StartReport, ToolInfo } from '../../host/types.js';
+import type { ExtensionInfo, FailedReport, HostDiagnostic, HostWarning, StartReport, ToolInfo } from '../../host/types.js';
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
 import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
-import { TRUST_OPTIONS, createHost, explicitPaths, trustText, untrustedHint } from '../create-host.js';
+import { TRUST_OPTIONS, createHost, explicitPaths, isUntrusted, trustText, untrustedHint } from '../create-host.js';
 import { nullForUndefined } from './list.js';
 import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
@@ -56,7 +56,7 @@ export const doctor: Command = {
     const invalid = invalidExtensions(report.diagnostics.filter(isDiscovery), known, roots, explicit);
     const failed = infos.filter((i) => i.state !== 'ready' && i.trust !== 'denied');
     const strict = ctx.values.strict === true;
-    const warningCount = countWarnings(report) + warnings.length + infos.filter((i) => i.trust === 'denied').length;
+    const warningCount = countWarnings(report) + warnings.length + infos.filter((i) => i.trust === 'denied').length + unlistedUntrusted(report, infos).length;
     const ok = failed.length === 0 && invalid.length === 0 && (!strict || warningCount === 0);
 
     if (ctx.values.json === true) {
@@ -75,6 +75,14 @@ export const doctor: Command = {
  */
 function countWarnings(report: StartReport): number {
   return report.diagnostics.filter((d) => d.severity === 'warning' && !(isDiscovery(d) && d.code === 'SHADOWED')).length;
+}
+
+/**
+ * Untrusted project extensions that are not loaded extensions: one that would shadow a global one
+ * of its name (that one runs instead and has the name); only report.failed lists it.
+ */
+function unlistedUntrusted(report: StartReport, infos: readonly ExtensionInfo[]): FailedReport[] {
+  return report.failed.filter((f) => isUntrusted(f) && !infos.some((i) => i.name === f.name && i.source === f.source));
 }
 
 function readyText(info: ExtensionInfo): string {
@@ -146,6 +154,11 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     for (const d of byExtension(info.name)) out.line(`    ${out.style('yellow', d.code === 'REGISTRATION_CONFLICT' ? 'conflict' : 'warning')}: ${safe(d.message)}`);
     out.line(`    log: ${safe(info.logPath)}`);
   }
+  const unlisted = unlistedUntrusted(report, infos);
+  for (const f of unlisted) {
+    out.line(`${out.style('yellow', '!')} ${safe(`${f.name} (${f.source})`)} ${out.style('yellow', 'untrusted')}: ${safe(`not started (the global one of its name runs instead): ${untrustedHint(ctx)}`)}`);
+    if (f.path !== undefined) out.line(`    dir: ${safe(f.path)}`);
+  }
   for (const s of report.skipped) {
     const why = s.reason === 'shadowed' ? shadowText(report, s.name, s.dir) : s.reason === 'disabled' ? 'disabled' : `not started (${s.reason} only)`;
     out.line(`${skip} ${safe(s.name)} ${out.style('gray', safe(why))}: ${safe(s.dir)}`);
@@ -168,7 +181,7 @@ function printReport(ctx: CommandContext, logDir: string, report: StartReport, i
     ...count(failed, 'failed'),
     ...count(exited, 'exited after ready'),
     ...count(invalid.length, 'invalid'),
-    ...count(infos.filter((i) => i.trust === 'denied').length, 'untrusted'),
+    ...count(infos.filter((i) => i.trust === 'denied').length + unlisted.length, 'untrusted'),
     ...count(report.skipped.filter((s) => s.reason === 'disabled').length, 'disabled'),
     ...count(report.skipped.filter((s) => s.reason === 'shadowed').length, 'shadowed'),
   ];
@@ -207,27 +220,46 @@ function toJson(ctx: CommandContext, logDir: string, report: StartReport, infos:
     cwd: ctx.cwd,
     logDir,
     ms: report.ms,
-    extensions: infos.map((i) => ({
-      name: i.name,
-      version: i.version,
-      source: i.source,
-      dir: i.dir,
-      ...(i.url !== undefined ? { url: i.url } : {}),
-      // Names and where each value comes from, never a value (as in the text report).
-      ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
-      state: i.state,
-      trust: i.trust,
-      readyVia: i.readyVia,
-      readyMs: i.readyMs,
-      logPath: i.logPath,
-      capabilities: i.capabilities,
-      commands: i.commands,
-      tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
-      subscriptions: i.subscriptions,
-      error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
-      // Its OS sandbox, when one was asked for (the --sandbox flag, or its manifest).
-      ...(i.sandbox.mode !== 'off' ? { sandbox: i.sandbox } : {}),
-    })),
+    extensions: [
+      ...infos.map((i) => ({
+        name: i.name,
+        version: i.version,
+        source: i.source,
+        dir: i.dir,
+        ...(i.url !== undefined ? { url: i.url } : {}),
+        // Names and where each value comes from, never a value (as in the text report).
+        ...(i.headers !== undefined ? { headers: headerStatus(i.headers, ctx.io.env) } : {}),
+        state: i.state,
+        trust: i.trust,
+        readyVia: i.readyVia,
+        readyMs: i.readyMs,
+        logPath: i.logPath,
+        capabilities: i.capabilities,
+        commands: i.commands,
+        tools: i.tools.map((t) => ({ ...t, schema: schemaOf(i.name, t.name) })),
+        subscriptions: i.subscriptions,
+        error: i.error !== undefined || i.state === 'starting' ? errorJson(errorOf(i, report)) : undefined,
+        // Its OS sandbox, when one was asked for (the --sandbox flag, or its manifest).
+        ...(i.sandbox.mode !== 'off' ? { sandbox: i.sandbox } : {}),
+      })),
+      // An untrusted project extension a global one of its name runs instead of: listed as a denied one is.
+      ...unlistedUntrusted(report, infos).map((f) => ({
+        name: f.name,
+        version: undefined,
+        source: f.source,
+        dir: f.path,
+        state: 'failed',
+        trust: 'denied',
+        readyVia: undefined,
+        readyMs: undefined,
+        logPath: undefined,
+        capabilities: [],
+        commands: [],
+        tools: [],
+        subscriptions: { events: [], intercept: [] },
+        error: errorJson(f.error),
+      })),
+    ],
     skipped: report.skipped,
     invalid: invalid.map((b) => ({ name: b.name, scope: b.scope, dir: b.dir, code: b.diagnostic.code, message: b.diagnostic.message })),
     diagnostics: report.diagnostics,

@@ -12,6 +12,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { ensureDependencies, missingDependenciesWarning } from '../dependencies.js';
 import { classifySource, gitClone, recordSource } from '../git.js';
 import { entryFor } from '../installed.js';
+import { processSpec } from '../../host/loader.js';
+import { storeAlways } from '../../host/trust.js';
 
 /** `install --timeout` when not given: a clone that takes longer is ended. */
 const DEFAULT_CLONE_MS = 120_000;
@@ -70,7 +72,8 @@ export const install: Command = {
       const missing = await ensureDependencies(ctx, installed.name, staging);
       await replaceExisting(ctx, scope, installed.name, target, staging);
       const version = installed.version === undefined ? '' : ` ${installed.version}`;
-      ctx.out.line(`installed ${installed.name}${version} (${scope}) at ${path.join(root, installed.name)}`);
+      const trusted = scope === 'project' ? await trustInstalled(ctx, target, warn) : '';
+      ctx.out.line(`installed ${installed.name}${version} (${scope}) at ${path.join(root, installed.name)}${trusted}`);
       for (const warning of installed.warnings) warn(warning.replaceAll(staging, target));
       if (missing.length > 0) warn(missingDependenciesWarning(installed.name, missing, path.join(root, installed.name), `zot-ext install ${given} --force`));
       return 0;
@@ -79,6 +82,22 @@ export const install: Command = {
     }
   },
 };
+
+/**
+ * A project install is on purpose: `'always'` for it in this project, in `<home>/trust.json` (the
+ * record a terminal answer "a" makes), at its content hash now, so run and doctor start it off a
+ * terminal too; a later change to its files asks again. Returns what the output line says.
+ */
+async function trustInstalled(ctx: CommandContext, target: string, warn: (m: string) => void): Promise<string> {
+  const dir = await realpath(target);
+  const { extensions } = await discoveryFor(ctx).discover();
+  const ext = extensions.find((e) => e.source === 'project' && e.dir === dir);
+  // A theme or skills bundle never runs: nothing to trust.
+  if (ext === undefined || ext.kind !== 'process') return '';
+  const { problems } = await storeAlways({ home: ctx.home, cwd: ctx.cwd }, processSpec(ext.name, ext.dir, ext.source, ext.manifest, ext.manifestPath));
+  for (const problem of problems) warn(problem);
+  return problems.length === 0 ? '; trusted in this project ("always", until its files change)' : '; not recorded as trusted (see the warning): zot-ext run asks on a terminal, or give --trust';
+}
 
 function cloneTimeout(value: OptionValues[string]): number {
   if (value === undefined) return DEFAULT_CLONE_MS;
