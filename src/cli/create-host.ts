@@ -6,7 +6,7 @@ import type { ExtensionInfo, FailedReport, FrameTapEntry, HostCallbacks, TrustDe
 import { looksLikeUrl } from '../manifest/remote.js';
 import type { OptionSpecs } from './args.js';
 import type { CommandContext } from './context.js';
-import { sandboxFlag } from './sandbox.js';
+import { envAllowFlag, sandboxFlag } from './sandbox.js';
 import { CliError, CliErrorCode } from './errors.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 
@@ -44,13 +44,18 @@ export function createHost(
 ): ExtensionHost {
   const trust = trustOption(ctx, options.ask ?? true);
   const sandbox = sandboxFlag(ctx);
+  const envAllow = envAllowFlag(ctx);
   return new ExtensionHost({
     cwd: ctx.cwd,
     appName: ctx.appName,
     home: ctx.home,
     explicit: options.explicit,
     discover: options.discover,
-    env: ctx.io.env,
+    // The process's own environment is the host's default source: then its default policy applies
+    // (all of it, but only a minimal one to an extension that runs sandboxed, plus what --env-allow
+    // lets a manifest ask for). An environment given to the CLI (tests) is passed as it is.
+    ...(ctx.io.env === process.env ? {} : { env: ctx.io.env }),
+    ...(envAllow === undefined ? {} : { envAllow }),
     callbacks: options.callbacks,
     // --sandbox (run, doctor): every extension, as the option's host-wide mode.
     ...(sandbox === undefined ? {} : { sandbox }),

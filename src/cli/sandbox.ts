@@ -1,4 +1,4 @@
-// `--sandbox <off|auto|required>` of run, doctor and serve, and how an extension's sandbox reads.
+// `--sandbox <off|auto|required>` and `--env-allow` of run, doctor, serve, inspect and mcp, and how an extension's sandbox reads.
 import type { SandboxInfo, SandboxMode } from '../transport/sandbox.js';
 import type { OptionSpec } from './args.js';
 import type { CommandContext } from './context.js';
@@ -9,6 +9,22 @@ export const SANDBOX_OPTION = {
   value: 'mode',
   description: 'run each extension in an OS sandbox: off, auto (where the platform can, else a warning) or required (no sandbox, no start) (default: off; docs/security.md)',
 } as const satisfies OptionSpec;
+
+export const ENV_ALLOW_OPTION = {
+  type: 'string',
+  value: 'names',
+  multiple: true,
+  description:
+    "the variables (comma-separated names or PREFIX*) a sandboxed extension's manifest may ask for; a sandboxed extension gets only a minimal environment besides (default: none; docs/security.md)",
+} as const satisfies OptionSpec;
+
+/** `--env-allow`, its names split at commas; undefined when not given. */
+export function envAllowFlag(ctx: CommandContext): string[] | undefined {
+  const given = ctx.values['env-allow'];
+  if (given === undefined) return undefined;
+  const list = (Array.isArray(given) ? given : [given]).flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return list;
+}
 
 /** The `--sandbox` flag, or undefined when not given. */
 export function sandboxFlag(ctx: CommandContext): SandboxMode | undefined {

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src/transport/sandbox.js';
-import { FIXTURES, ROOT, tempDir } from '../helpers/fixtures.js';
+import { FIXTURES, tempDir } from '../helpers/fixtures.js';
 import { pollUntil } from '../helpers/wait.js';
 import { killRunningClis } from './cli.js';
 import { closeClients, FrameClient, startServe } from './serve-client.js';
@@ -44,10 +44,11 @@ describe.skipIf(!available)('zot-ext serve --sandbox (bubblewrap)', () => {
   const temp = tempDir('zot-serve-sandbox-');
   const home = path.join(temp.dir, 'zot-home');
   const userHome = path.join(temp.dir, 'user-home');
-  // Not under /tmp (the sandbox's /tmp is a private tmpfs, where any write "works" and stays inside).
-  const outside = path.join(ROOT, `.serve-sandbox-outside-${process.pid}.txt`);
   // A directory of the user's real home, readable by the same probe unsandboxed.
   const realHome = path.join(homedir(), '.cache', 'zot-extension-host', `serve-sandbox-probe-${process.pid}`);
+  // Beside it, not under the checkout: a checkout may be under /tmp (a CI clone), and the sandbox's
+  // /tmp is a private tmpfs where any write "works" and stays inside.
+  const outside = path.join(path.dirname(realHome), `serve-sandbox-outside-${process.pid}.txt`);
 
   beforeAll(() => {
     mkdirSync(realHome, { recursive: true });

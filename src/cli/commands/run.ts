@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
 import type { FrameTapEntry, StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
-import { SANDBOX_OPTION, sandboxText } from '../sandbox.js';
+import { ENV_ALLOW_OPTION, SANDBOX_OPTION, sandboxText } from '../sandbox.js';
 import { TRUST_OPTIONS, createHost, explicitPaths, isUntrusted, trustText, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
@@ -45,6 +45,7 @@ export const run: Command = {
     trace: { type: 'boolean', description: 'every line between the host and the extensions, timestamped, on stderr' },
     'trace-file': { type: 'string', value: 'path', description: 'the same, appended to a file' },
     sandbox: SANDBOX_OPTION,
+    'env-allow': ENV_ALLOW_OPTION,
     ...TRUST_OPTIONS,
   },
   async run(ctx) {

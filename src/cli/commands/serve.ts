@@ -12,7 +12,8 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { DEFAULT_LISTEN, isLoopback, parseListen, wsUrl } from '../serve/listen.js';
 import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
-import { SANDBOX_OPTION, sandboxFlag } from '../sandbox.js';
+import { environmentFor } from '../../host/security.js';
+import { ENV_ALLOW_OPTION, SANDBOX_OPTION, envAllowFlag, sandboxFlag } from '../sandbox.js';
 
 /** `--max-connections` when not given. */
 export const DEFAULT_MAX_CONNECTIONS = 32;
@@ -52,6 +53,7 @@ export const serve: Command = {
     'handshake-timeout': { type: 'string', value: 'ms', description: `time from connect to a completed upgrade; slower ones are dropped (default: ${DEFAULT_HANDSHAKE_MS})` },
     insecure: { type: 'boolean', description: 'allow listening off loopback without --token-env (anyone who can reach it can start the extension)' },
     sandbox: SANDBOX_OPTION,
+    'env-allow': ENV_ALLOW_OPTION,
   },
   async run(ctx) {
     expectArgs(ctx, serve, 1, 1);
@@ -79,6 +81,12 @@ export const serve: Command = {
       log(`${ctx.err.style('yellow', 'warning')}: serving on ${listen.host} without --token-env (--insecure): anyone who can reach it can start the extension`);
     }
     const sandbox = await sandboxFor(ctx, ext, log);
+    // Sandboxed, it gets a minimal environment, as the host gives one (security.ts), plus the
+    // variables its manifest declares that --env-allow lets through.
+    const sandboxEnv = sandbox === undefined ? undefined : environmentFor({ source: env, option: 'minimal', declared: ext.envDeclared, allow: envAllowFlag(ctx) });
+    for (const m of sandboxEnv?.missing ?? []) {
+      log(`${ctx.err.style('yellow', 'warning')}: ${ext.name} declares ${m.name}: ${m.reason === 'not_allowed' ? 'not passed: a sandboxed extension gets it only with --env-allow' : 'not set in the environment'}`);
+    }
     const server = new ExtensionServer({
       host: listen.host,
       port: listen.port,
@@ -87,7 +95,7 @@ export const serve: Command = {
       // Sandboxed, its directory is read-only: its hello_ack's data_dir is its own writable one.
       dataDir: sandbox?.dataDir,
       spawn: async () => {
-        const run = sandbox === undefined ? { command: ext.command, args: ext.args, env } : await sandboxedSpawn(sandbox, { command: ext.command, args: ext.args, dir: ext.dir, dataDir: sandbox.dataDir, env, name: ext.name });
+        const run = sandbox === undefined ? { command: ext.command, args: ext.args, env } : await sandboxedSpawn(sandbox, { command: ext.command, args: ext.args, dir: ext.dir, dataDir: sandbox.dataDir, env: sandboxEnv!.env, name: ext.name });
         return spawnChild({ command: run.command, args: run.args, cwd: ext.dir, env: run.env, stderrFd: 'pipe' });
       },
       token,
@@ -191,6 +199,8 @@ interface Served {
   args: string[];
   /** Its manifest's `sandbox`. */
   sandbox: ManifestSandbox | undefined;
+  /** The variables its manifest declares (`env`). */
+  envDeclared: readonly string[];
 }
 
 /** The manifest in `dir`, read and checked as a host would before spawning it. */
@@ -214,5 +224,5 @@ async function loadExtension(ctx: CommandContext, dir: string): Promise<Served> 
     const problem = await checkExecutable(command);
     if (problem !== undefined) throw new CliError(CliErrorCode.INVALID, `cannot serve ${ext.name}: ${problem} (exec ${JSON.stringify(exec)} in ${ext.manifestPath})`);
   }
-  return { name: ext.name, dir: ext.dir, command, args: [...(ext.manifest.args ?? [])], sandbox: ext.manifest.sandbox };
+  return { name: ext.name, dir: ext.dir, command, args: [...(ext.manifest.args ?? [])], sandbox: ext.manifest.sandbox, envDeclared: ext.manifest.env ?? [] };
 }
