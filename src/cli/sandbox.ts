@@ -4,13 +4,13 @@ import type { OptionSpec } from './args.js';
 import type { CommandContext } from './context.js';
 import { CliError, CliErrorCode } from './errors.js';
 
-export const SANDBOX_OPTION = {
+const SANDBOX_OPTION = {
   type: 'string',
   value: 'mode',
   description: 'run each extension in an OS sandbox: off, auto (where the platform can, else a warning) or required (no sandbox, no start) (default: off; docs/security.md)',
 } as const satisfies OptionSpec;
 
-export const ENV_ALLOW_OPTION = {
+const ENV_ALLOW_OPTION = {
   type: 'string',
   value: 'names',
   multiple: true,
@@ -18,12 +18,14 @@ export const ENV_ALLOW_OPTION = {
     "the variables (comma-separated names or PREFIX*) a sandboxed extension's manifest may ask for; a sandboxed extension gets only a minimal environment besides (default: none; docs/security.md)",
 } as const satisfies OptionSpec;
 
+/** `--sandbox` and `--env-allow`, the options of every command that starts extensions. */
+export const SANDBOX_OPTIONS = { sandbox: SANDBOX_OPTION, 'env-allow': ENV_ALLOW_OPTION } as const;
+
 /** `--env-allow`, its names split at commas; undefined when not given. */
 export function envAllowFlag(ctx: CommandContext): string[] | undefined {
   const given = ctx.values['env-allow'];
   if (given === undefined) return undefined;
-  const list = (Array.isArray(given) ? given : [given]).flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
-  return list;
+  return (Array.isArray(given) ? given : [given]).flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
 /** The `--sandbox` flag, or undefined when not given. */

@@ -214,14 +214,10 @@ export class Connection implements WriterOwner {
     return promise;
   }
 
-  /** A request that fails before it is sent: rejected with `error`, or resolved with what `map` makes of it. */
+  /** A request that fails before it is sent: rejected with `error`, or resolved with what `map` makes of it (as deliver() settles any request). */
   refuse(error: ExtensionHostError, map?: ResponseMapper<never, unknown>): Promise<never> {
     if (map === undefined) return Promise.reject(error);
-    try {
-      return Promise.resolve(map.error(error)) as Promise<never>;
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return new Promise((resolve, reject) => deliver({ map, resolve, reject }, undefined, error));
   }
 
   /**
@@ -461,7 +457,7 @@ function fireDeadline(connection: Connection, entry: Pending): void {
 }
 
 /** The request resolves with its answer or rejects with `error`, or resolves with what its `map` makes of either (rejects when that throws). */
-function deliver(entry: Pending, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
+function deliver(entry: Pick<Pending, 'map' | 'resolve' | 'reject'>, frame: ExtensionFrame | undefined, error: ExtensionHostError | undefined): void {
   const { map } = entry;
   if (map === undefined) {
     if (error === undefined) entry.resolve(frame);

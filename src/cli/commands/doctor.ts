@@ -3,7 +3,7 @@ import type { ExtensionInfo, FailedReport, HostDiagnostic, HostWarning, StartRep
 import type { DiscoveryDiagnostic } from '../../manifest/index.js';
 import { discoveryFor, realRoots, type Command, type CommandContext } from '../context.js';
 import { invalidExtensions, type InvalidExtension } from '../invalid.js';
-import { ENV_ALLOW_OPTION, SANDBOX_OPTION, sandboxText } from '../sandbox.js';
+import { SANDBOX_OPTIONS, sandboxText } from '../sandbox.js';
 import { TRUST_OPTIONS, createHost, explicitPaths, isUntrusted, trustText, untrustedHint } from '../create-host.js';
 import { nullForUndefined } from './list.js';
 import { isDiscoveryDiagnostic as isDiscovery, noHelloYet } from '../start-problems.js';
@@ -32,8 +32,7 @@ export const doctor: Command = {
   options: {
     json: { type: 'boolean', description: 'print the report as JSON' },
     'no-discover': { type: 'boolean', description: 'load only the given paths' },
-    sandbox: SANDBOX_OPTION,
-    'env-allow': ENV_ALLOW_OPTION,
+    ...SANDBOX_OPTIONS,
     strict: { type: 'boolean', description: 'exit 1 on warnings too (refused names, bad frames, conflicts, untrusted project extensions, ...)' },
     ...TRUST_OPTIONS,
   },

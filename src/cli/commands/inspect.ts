@@ -3,7 +3,7 @@ import type { Command, CommandContext } from '../context.js';
 import { TRUST_OPTIONS, createHost, explicitPaths } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { InspectorServer, assetsDir } from '../inspect/server.js';
-import { ENV_ALLOW_OPTION, SANDBOX_OPTION } from '../sandbox.js';
+import { SANDBOX_OPTIONS } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
 import { DEFAULT_LISTEN, isLoopback, parseListen, urlHost } from '../serve/listen.js';
 import { serverToken, withoutToken } from './serve.js';
@@ -30,8 +30,7 @@ export const inspect: Command = {
     open: { type: 'boolean', description: 'open the page in the default browser' },
     listen: { type: 'string', value: 'host:port', description: `address to listen on; port 0 picks a free one (default: ${DEFAULT_LISTEN})` },
     'token-env': { type: 'string', value: 'VAR', description: 'use the value of $VAR as the token (needed off loopback) instead of a random one' },
-    sandbox: SANDBOX_OPTION,
-    'env-allow': ENV_ALLOW_OPTION,
+    ...SANDBOX_OPTIONS,
     ...TRUST_OPTIONS,
   },
   async run(ctx) {

@@ -1,7 +1,7 @@
 import type { Command } from '../context.js';
 import { TRUST_OPTIONS } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { ENV_ALLOW_OPTION, SANDBOX_OPTION } from '../sandbox.js';
+import { SANDBOX_OPTIONS } from '../sandbox.js';
 import { origins, wholeNumber } from './serve.js';
 
 /** `--max-sessions` when not given (`--http`). */
@@ -42,8 +42,7 @@ export const mcp: Command = {
     'token-env': { type: 'string', value: 'VAR', description: 'with --http: the bearer token is the value of $VAR (default: a random one, printed)' },
     'allow-origin': { type: 'string', value: 'origin', multiple: true, description: 'with --http: let web pages of this origin call; others with an Origin get HTTP 403' },
     'max-sessions': { type: 'string', value: 'n', description: `with --http: MCP sessions open at once; a new one beyond closes the one idle longest (default: ${DEFAULT_MAX_SESSIONS})` },
-    sandbox: SANDBOX_OPTION,
-    'env-allow': ENV_ALLOW_OPTION,
+    ...SANDBOX_OPTIONS,
     ...TRUST_OPTIONS,
   },
   async run(ctx) {

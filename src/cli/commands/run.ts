@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { ExtensionHost } from '../../host/host.js';
 import type { FrameTapEntry, StartReport } from '../../host/types.js';
 import type { Command, CommandContext } from '../context.js';
-import { ENV_ALLOW_OPTION, SANDBOX_OPTION, sandboxText } from '../sandbox.js';
+import { SANDBOX_OPTIONS, sandboxText } from '../sandbox.js';
 import { TRUST_OPTIONS, createHost, explicitPaths, isUntrusted, trustText, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { RunConsole, RUN_HELP } from '../run/console.js';
@@ -44,8 +44,7 @@ export const run: Command = {
     json: { type: 'boolean', description: 'print one JSON object per result on stdout (lines are read as when piped)' },
     trace: { type: 'boolean', description: 'every line between the host and the extensions, timestamped, on stderr' },
     'trace-file': { type: 'string', value: 'path', description: 'the same, appended to a file' },
-    sandbox: SANDBOX_OPTION,
-    'env-allow': ENV_ALLOW_OPTION,
+    ...SANDBOX_OPTIONS,
     ...TRUST_OPTIONS,
   },
   async run(ctx) {

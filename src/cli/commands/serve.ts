@@ -13,7 +13,7 @@ import { DEFAULT_LISTEN, isLoopback, parseListen, wsUrl } from '../serve/listen.
 import { ExtensionServer, normalOrigin } from '../serve/server.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { environmentFor } from '../../host/security.js';
-import { ENV_ALLOW_OPTION, SANDBOX_OPTION, envAllowFlag, sandboxFlag } from '../sandbox.js';
+import { SANDBOX_OPTIONS, envAllowFlag, sandboxFlag } from '../sandbox.js';
 
 /** `--max-connections` when not given. */
 export const DEFAULT_MAX_CONNECTIONS = 32;
@@ -52,8 +52,7 @@ export const serve: Command = {
     'allow-origin': { type: 'string', value: 'origin', multiple: true, description: 'let web pages of this origin (scheme://host[:port]) connect; others with an Origin get HTTP 403' },
     'handshake-timeout': { type: 'string', value: 'ms', description: `time from connect to a completed upgrade; slower ones are dropped (default: ${DEFAULT_HANDSHAKE_MS})` },
     insecure: { type: 'boolean', description: 'allow listening off loopback without --token-env (anyone who can reach it can start the extension)' },
-    sandbox: SANDBOX_OPTION,
-    'env-allow': ENV_ALLOW_OPTION,
+    ...SANDBOX_OPTIONS,
   },
   async run(ctx) {
     expectArgs(ctx, serve, 1, 1);
