@@ -29,7 +29,7 @@ export interface CallToolResult {
 }
 
 /** The default deadline of a call, zot's. */
-export const CALL_TOOL_TIMEOUT_MS = 60_000;
+const CALL_TOOL_TIMEOUT_MS = 60_000;
 
 interface Pending {
   resolve(result: CallToolResult): void;

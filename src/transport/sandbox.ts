@@ -4,8 +4,8 @@
 // extension's data dir and the embedder's grants writable, a fresh /proc, /dev and /tmp. macOS:
 // `sandbox-exec` with a profile generated from the same policy (untested on CI). Elsewhere: none.
 // Nothing here imports a higher layer: the host resolves the policy and hands it to the transport.
-import { lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { lstat, mkdir, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { execProblem } from '../manifest/exec.js';
 
@@ -206,14 +206,7 @@ async function detect(bwrapPath: string | undefined): Promise<SandboxBackend> {
     return (await executable('/usr/bin/sandbox-exec')) ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: '/usr/bin/sandbox-exec not found' };
   }
   if (process.platform !== 'linux') return { kind: 'none', reason: `no sandbox backend on ${process.platform}` };
-  const candidates = bwrapPath !== undefined ? [bwrapPath] : ['/usr/bin/bwrap', ...(process.env.PATH ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d)).map((d) => path.join(d, 'bwrap'))];
-  let program: string | undefined;
-  for (const candidate of candidates) {
-    if (await executable(candidate)) {
-      program = candidate;
-      break;
-    }
-  }
+  const program = bwrapPath !== undefined ? ((await executable(bwrapPath)) ? bwrapPath : undefined) : (await executable('/usr/bin/bwrap')) ? '/usr/bin/bwrap' : await onPath('bwrap', process.env);
   if (program === undefined) return { kind: 'none', reason: bwrapPath !== undefined ? `bubblewrap not found at ${bwrapPath}` : 'bubblewrap (bwrap) not found: install it (Debian/Ubuntu: apt-get install bubblewrap)' };
   // It exists: can it make the namespaces here (user namespaces may be disabled, or a container may forbid them)?
   const truth = (await executable('/usr/bin/true')) ? '/usr/bin/true' : (await executable('/bin/true')) ? '/bin/true' : undefined;
@@ -284,7 +277,8 @@ const NEVER_UNDER = ['/run', '/proc', '/sys', '/var', '/dev'];
 export function prefixProblem(prefix: string, homes: readonly string[], shims = false): string | undefined {
   const depth = prefix.split('/').filter((c) => c.length > 0).length;
   if (depth <= 2) return `${prefix} is too shallow to be an install prefix`;
-  if (NEVER_UNDER.some((root) => under(prefix, root))) return `${prefix} is under ${NEVER_UNDER.find((root) => under(prefix, root))}`;
+  const system = NEVER_UNDER.find((root) => under(prefix, root));
+  if (system !== undefined) return `${prefix} is under ${system}`;
   if (['/home', '/root', ...homes].some((home) => under(home, prefix))) return `${prefix} is a home directory or above one`;
   if (!shims && homes.some((home) => path.dirname(prefix) === home)) return `${prefix} is a directory of the home, not an interpreter's own prefix`;
   return undefined;
@@ -442,14 +436,11 @@ export async function sandboxedSpawn(launch: SandboxLaunch, target: SandboxTarge
   const { backend } = launch;
   if (backend.kind === 'bwrap') return { command: backend.path!, args: await bwrapArgs(policy, target), env: target.env };
   // sandbox-exec: a private temp dir per start, under the system's.
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), `zot-ext-${target.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-`)));
   const program = (await onPath(target.command, target.env)) ?? target.command;
   await makeDataDir(target.dataDir);
   // Grants through a symlink are refused again at each spawn (one may have appeared since the start).
   policy = (await checkGrants(policy)).policy;
   const profile = sandboxExecProfile(policy, { dir: target.dir, dataDir: target.dataDir, tmp, programRoots: await programRoots(program, target.env, ['/usr', '/bin', '/sbin', '/System', '/Library']) });
-  const { rm } = await import('node:fs/promises');
   return { command: backend.path!, args: ['-p', profile, program, ...target.args], env: { ...target.env, TMPDIR: tmp }, cleanup: () => void rm(tmp, { recursive: true, force: true }).catch(() => undefined) };
 }

@@ -6,7 +6,7 @@ import { InspectorServer, assetsDir } from '../inspect/server.js';
 import { SANDBOX_OPTIONS } from '../sandbox.js';
 import { InspectorSession } from '../inspect/session.js';
 import { DEFAULT_LISTEN, isLoopback, parseListen, urlHost } from '../serve/listen.js';
-import { serverToken, withoutToken } from './serve.js';
+import { forgetToken, serverToken } from './serve.js';
 import { printLoaded } from './run.js';
 
 export const inspect: Command = {
@@ -46,8 +46,9 @@ export const inspect: Command = {
     if (assets === undefined) throw new CliError(CliErrorCode.FAILED, 'the inspector page is not built (dist/inspector is missing): run npm run build');
 
     const session = new InspectorSession();
-    const env = withoutToken(ctx, tokenVar);
-    const host = createHost({ ...ctx, io: { ...ctx.io, env } }, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: session.callbacks, frameTap: session.frameTap });
+    // The token is for the server: no extension sees it.
+    forgetToken(ctx, tokenVar);
+    const host = createHost(ctx, { explicit, discover: explicit.length === 0 || ctx.values.discover === true, callbacks: session.callbacks, frameTap: session.frameTap });
     session.attach(host);
     const server = new InspectorServer({ host: listen.host, port: listen.port, token, session, assets });
     try {

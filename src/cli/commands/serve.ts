@@ -73,7 +73,8 @@ export const serve: Command = {
     }
     const ext = await loadExtension(ctx, path.resolve(ctx.io.cwd, ctx.args[0]!));
     // The token is for the server: the extension never sees it.
-    const env = withoutToken(ctx, tokenVar);
+    forgetToken(ctx, tokenVar);
+    const env = ctx.io.env;
     await loadSpawn();
     const log = (line: string) => ctx.err.line(`zot-ext serve: ${line}`);
     if (!isLoopback(listen.host) && token === undefined) {
@@ -162,11 +163,13 @@ export function serverToken(ctx: CommandContext, tokenVar: string | undefined): 
   return tokenVar === undefined ? randomBytes(24).toString('base64url') : tokenFrom(ctx, tokenVar);
 }
 
-/** The environment extensions get: a copy of the CLI's without `--token-env`'s variable (the token is for the server). */
-export function withoutToken(ctx: CommandContext, tokenVar: string | undefined): NodeJS.ProcessEnv {
-  const env = { ...ctx.io.env };
-  if (tokenVar !== undefined) delete env[tokenVar];
-  return env;
+/**
+ * Takes `--token-env`'s variable out of the CLI's environment once its value is read: the token is
+ * for the server, no extension sees it. In place, not a copy: the CLI's own environment stays the
+ * host's source, so its default policy applies (a sandboxed extension gets the minimal one).
+ */
+export function forgetToken(ctx: CommandContext, tokenVar: string | undefined): void {
+  if (tokenVar !== undefined) delete ctx.io.env[tokenVar];
 }
 
 /** `--allow-origin` values, each a bare origin, as browsers send them. */

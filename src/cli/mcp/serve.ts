@@ -8,7 +8,7 @@ import type { StartReport } from '../../host/types.js';
 import type { CommandContext } from '../context.js';
 import { createHost, explicitPaths, isUntrusted, untrustedHint } from '../create-host.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { serverToken, withoutToken } from '../commands/serve.js';
+import { forgetToken, serverToken } from '../commands/serve.js';
 import { isLoopback, parseListen, urlHost } from '../serve/listen.js';
 import { oneLine, terminalSafe as safe } from '../terminal-safe.js';
 import { isDiscoveryDiagnostic } from '../start-problems.js';
@@ -41,11 +41,11 @@ export async function serveMcp(ctx: CommandContext, options: McpServeOptions): P
     token = serverToken(ctx, options.tokenVar);
   }
   // The token is for the server: no extension sees it.
-  const hostCtx: CommandContext = { ...ctx, io: { ...ctx.io, env: withoutToken(ctx, options.tokenVar) } };
+  forgetToken(ctx, options.tokenVar);
 
   let sessions: McpSessions | undefined;
   const explicit = explicitPaths(ctx);
-  const host = createHost(hostCtx, {
+  const host = createHost(ctx, {
     explicit,
     discover: explicit.length === 0 || options.discover,
     // No agent here owns read, write, edit or bash: MCP clients keep a server's tools apart from theirs.
