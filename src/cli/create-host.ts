@@ -15,7 +15,7 @@ export function explicitPaths(ctx: CommandContext): string[] {
   return ctx.args.map((p) => (looksLikeUrl(p) ? p : path.resolve(ctx.io.cwd, p)));
 }
 
-/** The workspace trust options of every command that starts the installed extensions (run, doctor). */
+/** The workspace trust options of every command that starts the installed extensions (run, doctor, inspect, mcp). */
 export const TRUST_OPTIONS = {
   trust: { type: 'boolean', description: "start the project's extensions (<cwd>/.zot/extensions) for this run without asking" },
   'no-project': { type: 'boolean', description: "do not start the project's extensions" },
@@ -57,7 +57,7 @@ export function createHost(
     ...(ctx.io.env === process.env ? {} : { env: ctx.io.env }),
     ...(envAllow === undefined ? {} : { envAllow }),
     callbacks: options.callbacks,
-    // --sandbox (run, doctor): every extension, as the option's host-wide mode.
+    // --sandbox (run, doctor, inspect, mcp): every extension, as the option's host-wide mode.
     ...(sandbox === undefined ? {} : { sandbox }),
     trust,
     ...(typeof trust === 'function' ? { timeouts: { trust: ASK_MS } } : {}),

@@ -15,12 +15,12 @@ import { builtinCallRefused, permits } from './security.js';
 import type { BuiltinToolResult, ExtensionToolCall, ToolContent } from './types.js';
 
 /** Longest chain of tool names, the outermost call included (zot's). */
-export const MAX_DEPTH = 4;
+const MAX_DEPTH = 4;
 /** @default of `callToolConcurrency`. */
-export const DEFAULT_CALL_TOOL_CONCURRENCY = 8;
+const DEFAULT_CALL_TOOL_CONCURRENCY = 8;
 /** The answer's bound, as zot bounds it: text bytes, base64 bytes and MIME types together, and blocks. */
-export const MAX_RESULT_BYTES = 256 * 1024;
-export const MAX_RESULT_BLOCKS = 128;
+const MAX_RESULT_BYTES = 256 * 1024;
+const MAX_RESULT_BLOCKS = 128;
 
 /** The call ids the intercept chain sees (zot's form), unique in this process. */
 let callSeq = 0;
@@ -208,7 +208,7 @@ function answer(
  * The answer's blocks within zot's bound: at most MAX_RESULT_BLOCKS blocks and MAX_RESULT_BYTES of
  * text, base64 data and MIME types; text cut at a UTF-8 boundary, images over the budget dropped.
  */
-export function bounded(content: readonly ToolContent[]): { blocks: ContentBlock[]; truncated: boolean } {
+function bounded(content: readonly ToolContent[]): { blocks: ContentBlock[]; truncated: boolean } {
   const blocks: ContentBlock[] = [];
   let budget = MAX_RESULT_BYTES;
   let truncated = false;
@@ -224,7 +224,7 @@ export function bounded(content: readonly ToolContent[]): { blocks: ContentBlock
         text = utf8Prefix(text, budget);
         truncated = true;
       }
-      budget -= Buffer.byteLength(text);
+      budget -= text === block.text ? bytes : Buffer.byteLength(text);
       if (text.length === 0) continue;
       blocks.push(block.format === undefined ? { type: 'text', text } : { type: 'text', text, format: block.format });
     } else {

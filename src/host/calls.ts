@@ -55,10 +55,10 @@ function sendToolCall(
   chain: readonly string[] | undefined,
 ): Promise<ToolResult> {
   const progress = options?.onProgress !== undefined || options?.resetTimeoutOnProgress === true;
-  let requestOptions: RequestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
+  const requestOptions: RequestOptions = progress ? progressOptions(ext, name, { ...options, signal }, timeoutMs, true) : { timeoutMs, signal };
   let mapper = given;
   // Only an extension that may call tools itself needs to know which calls it runs inside.
-  if (ext.process.callsTools) ({ requestOptions, mapper } = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper));
+  if (ext.process.callsTools) mapper = linked(ext, chain === undefined ? [name] : [...chain, name], requestOptions, mapper);
   if (ctx.tracer !== undefined) return ctx.tracer.tool(ext, name, args, requestOptions, mapper, options);
   requestOptions.map = mapper;
   return ext.process.request(toolCallFrame(name, args, options), requestOptions) as Promise<unknown> as Promise<ToolResult>;
@@ -100,7 +100,7 @@ function linked(
   chain: readonly string[],
   options: RequestOptions,
   mapper: ResponseMapper<ToolResultFrame, ToolResult>,
-): { requestOptions: RequestOptions; mapper: ResponseMapper<ToolResultFrame, ToolResult> } {
+): ResponseMapper<ToolResultFrame, ToolResult> {
   const links = (ext.toolLinks ??= new Map());
   const ended = new AbortController();
   let id: string | undefined;
@@ -108,16 +108,12 @@ function linked(
     if (id !== undefined) links.delete(id);
     ended.abort();
   };
-  return {
-    requestOptions: {
-      ...options,
-      onId: (wire) => {
-        id = wire;
-        links.set(wire, { chain, ended: ended.signal });
-      },
-    },
-    mapper: { frame: (frame) => (end(), mapper.frame(frame)), error: (error) => (end(), mapper.error(error)) },
+  // `options` is this call's own (sendToolCall makes it): told in place.
+  options.onId = (wire) => {
+    id = wire;
+    links.set(wire, { chain, ended: ended.signal });
   };
+  return { frame: (frame) => (end(), mapper.frame(frame)), error: (error) => (end(), mapper.error(error)) };
 }
 
 /** What the answer of a tool call (or its failure) becomes: a ToolResult, built as the response settles. */

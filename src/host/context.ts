@@ -1,7 +1,7 @@
 // The state of one ExtensionHost (HostContext), the host's record of each extension process
 // (LoadedExtension) with the slot it keeps across restarts, and the name registries of its commands
 // and tools (Registry): what the other host files act on.
-import type { McpServerConfig } from '../manifest/mcp.js';
+import { isRemote, type McpServerConfig } from '../manifest/mcp.js';
 import { monotonicMs } from '../clock.js';
 import { ErrorCode, ExtensionHostError } from '../errors.js';
 import type { InterceptChain } from '../intercept/chain.js';
@@ -360,7 +360,7 @@ export class LoadedExtension implements ProcessWatcher {
       latePanelFrames: this.latePanelFrames,
       restarts: this.slot.supervisor.restarts,
       permissions: { granted: scopeNames(this.security.granted), requested: this.security.requested === undefined ? undefined : [...this.security.requested] },
-      sandbox: sandboxInfo(this.slot.spec.sandbox, this.slot.spec.url !== undefined || (this.slot.spec.mcp !== undefined && 'url' in this.slot.spec.mcp) ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
+      sandbox: sandboxInfo(this.slot.spec.sandbox, isRemote(this.slot.spec) ? 'not applicable (remote)' : this.slot.spec.memory !== undefined ? 'not applicable (in-memory)' : undefined),
       trust: this.slot.trust,
     };
   }

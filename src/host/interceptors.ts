@@ -70,7 +70,13 @@ export function interceptAdapter(name: string, proc: Pick<ExtensionProcess, 'req
  * parsed JSON, so it needs no copies.
  */
 export function extensionStep(name: string, proc: Pick<ExtensionProcess, 'request'>, events: ReadonlySet<string>, timeoutMs: number, policy?: InterceptPolicy, send?: StepSend): ChainStep {
-  const request: StepSend = send ?? ((frame, options, mapper) => proc.request(frame, mapper === undefined ? options : { ...options, map: mapper }));
+  // Each step's options are its own (run() makes them): the mapper is set on them in place.
+  const request: StepSend =
+    send ??
+    ((frame, options, mapper) => {
+      if (mapper !== undefined) options.map = mapper;
+      return proc.request(frame, options);
+    });
   const interceptor: Interceptor = { name };
   if (policy?.onFailure !== undefined) interceptor.onFailure = policy.onFailure;
   for (const [event, method] of Object.entries(INTERCEPT_METHODS) as [InterceptName, StepMethod][]) {

@@ -4,6 +4,7 @@ import { ErrorCode, ExtensionHostError } from '../errors.js';
 import { isRemote } from '../manifest/mcp.js';
 import { headerVariable, headerVariables, resolveHeaders } from '../manifest/remote.js';
 import { INTERCEPT_NAMES } from '../protocol/names.js';
+import { sandboxActive } from '../transport/sandbox.js';
 import type { ExtensionSpec, HostContext, LoadedExtension } from './context.js';
 import { forExtension } from './options.js';
 import type { EnvOption, HostDiagnostic, PermissionPolicy, Scope } from './types.js';
@@ -371,8 +372,7 @@ export function callToolExplicit(policy: PermissionPolicy | undefined, name: str
  * confined by the OS sandbox and the embedder did not grant it `call_tool` explicitly. Undefined: it may.
  */
 export function builtinCallRefused(ctx: HostContext, ext: LoadedExtension): string | undefined {
-  const launch = ext.slot.spec.sandbox;
-  const confined = launch !== undefined && launch.policy.mode !== 'off' && launch.backend.kind !== 'none';
+  const confined = sandboxActive(ext.slot.spec.sandbox);
   if (!confined || (ext.security.granted.callTool && callToolExplicit(ctx.options.permissions, ext.name))) return undefined;
   return `built-in tools are not available to a sandboxed extension (${ext.name} runs sandboxed; grant it "call_tool" in the permissions option to allow them)`;
 }

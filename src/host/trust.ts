@@ -243,7 +243,7 @@ type Hash = ReturnType<(typeof import('node:crypto'))['createHash']>;
  * `sha256:<hex>` over the manifest's bytes and each program file (its path from the directory, size
  * and bytes); `project` (the real path of the host's cwd) widens which args count as files.
  */
-export async function contentHash(spec: ExtensionSpec, project?: string): Promise<string> {
+async function contentHash(spec: ExtensionSpec, project?: string): Promise<string> {
   // Loaded here, on the trust path only (docs/performance.md: node:crypto at import costs every embedder).
   const { createHash } = await import('node:crypto');
   const hash = createHash('sha256');

@@ -218,9 +218,14 @@ function checkHello(frame: Json): HelloFrame | undefined {
  * it is in its plain valid shape; `undefined` when the schema must decide.
  */
 export function checkFrame(frame: Json, type: ExtensionFrameTypeName): ExtensionFrame | undefined {
-  if (type === 'hello') return checkHello(frame);
   const known = EXTENSION_FRAMES[type];
-  return known !== undefined && fits(frame, known, true) ? (frame as ExtensionFrame) : undefined;
+  return known === undefined ? undefined : checkKnown(frame, type, known);
+}
+
+/** checkFrame() with the type's shape already looked up (decodeLine). */
+function checkKnown(frame: Json, type: string, known: Shape): ExtensionFrame | undefined {
+  if (type === 'hello') return checkHello(frame);
+  return fits(frame, known, true) ? (frame as ExtensionFrame) : undefined;
 }
 
 /** A `progress` frame in its plain valid shape, or `undefined` for the schema. */
@@ -384,12 +389,8 @@ export function decodeLine(line: string, codec: CodecModule | undefined, fastPat
     return new LineProblem({ kind: 'unknown_type', type: shown, message: `unknown frame type ${JSON.stringify(type ?? null)}: ${preview(line)}` }, false, value as Record<string, unknown>);
   }
   if (fastPath) {
-    if (type === 'hello') {
-      const hello = checkHello(value as Record<string, unknown>);
-      if (hello !== undefined) return hello;
-    } else if (fits(value as Record<string, unknown>, known, true)) {
-      return value as ExtensionFrame;
-    }
+    const frame = checkKnown(value as Record<string, unknown>, type as string, known);
+    if (frame !== undefined) return frame;
   }
   if (codec === undefined) {
     const id = (value as { id?: unknown }).id;

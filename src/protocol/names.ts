@@ -63,7 +63,6 @@ export type UpstreamCapability = (typeof UPSTREAM_CAPABILITIES)[number];
 export const NEGOTIATED_HOST_FRAME_TYPE_NAMES = ['cancel', 'tool_cancel', 'tool_result'] as const;
 /** What `hello_ack.capabilities` may list: the negotiated extensions of ours, and zot's `call_tool`. */
 export const HELLO_ACK_CAPABILITIES = [...PROTOCOL_CAPABILITIES, 'call_tool'] as const;
-export type HelloAckCapability = (typeof HELLO_ACK_CAPABILITIES)[number];
 /** Extension -> host frames added by a capability (`progress`; `unregister_tool` of `unregister`). */
 export const NEGOTIATED_EXTENSION_FRAME_TYPE_NAMES = ['progress', 'unregister_tool'] as const;
 

@@ -433,13 +433,10 @@ export class Session {
 
   /** ctx.callTool: inside a tool handler, that tool call is the parent (zot's `parent_id`). */
   private callTool(name: string, args: JsonObject, options: CallToolOptions | undefined, parentId: string | undefined, signal: AbortSignal) {
-    const unavailable = !this.callToolDeclared
-      ? 'the extension did not declare "call_tool" (defineExtension({ callTools: true }))'
-      : this.phase !== 'ready'
-        ? 'the extension is not running'
-        : !this.negotiated.callTool
-          ? 'the host does not offer call_tool (not in hello_ack.capabilities)'
-          : undefined;
+    let unavailable: string | undefined;
+    if (!this.callToolDeclared) unavailable = 'the extension did not declare "call_tool" (defineExtension({ callTools: true }))';
+    else if (this.phase !== 'ready') unavailable = 'the extension is not running';
+    else if (!this.negotiated.callTool) unavailable = 'the host does not offer call_tool (not in hello_ack.capabilities)';
     return this.toolCalls.call(name, args, parentId, options, signal, unavailable);
   }
 

@@ -5,7 +5,7 @@ import { SANDBOX_OPTIONS } from '../sandbox.js';
 import { origins, wholeNumber } from './serve.js';
 
 /** `--max-sessions` when not given (`--http`). */
-export const DEFAULT_MAX_SESSIONS = 16;
+const DEFAULT_MAX_SESSIONS = 16;
 /** The MCP SDK this command serves with: an optional peer dependency, loaded only here. */
 const SDK = '@modelcontextprotocol/server';
 

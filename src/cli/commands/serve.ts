@@ -147,7 +147,7 @@ async function sandboxFor(ctx: CommandContext, ext: Served, log: (line: string) 
 }
 
 /** The token `--token-env NAME` names: a usage error when the variable is unset or empty. */
-export function tokenFrom(ctx: CommandContext, name: string): string {
+function tokenFrom(ctx: CommandContext, name: string): string {
   const value = ctx.io.env[name];
   if (value === undefined || value === '') {
     throw new CliError(CliErrorCode.USAGE, `--token-env ${name}: $${name} is ${value === undefined ? 'not set' : 'empty'}; set it to the token clients must send (Authorization: Bearer <token>)`);

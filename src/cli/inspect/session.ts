@@ -421,9 +421,8 @@ function errorReplacer(_key: string, value: unknown): unknown {
 }
 
 /** ExtensionInfo as JSON; fields other helpers add later pass through as they are. */
-export function extensionJson(info: ExtensionInfo): ExtensionJson {
-  const json = JSON.parse(JSON.stringify(info, errorReplacer)) as ExtensionJson;
-  return json;
+function extensionJson(info: ExtensionInfo): ExtensionJson {
+  return JSON.parse(JSON.stringify(info, errorReplacer)) as ExtensionJson;
 }
 
 function toolJson(tool: ToolInfo): ToolJson {
